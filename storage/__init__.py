@@ -1,0 +1,125 @@
+"""Persistence: SQLite (the truth), JSONL (audit trail and traces), snapshots.
+
+    async with Storage(data_dir) as storage:
+        agent = await storage.agents.get_agent(AgentName("Ember"))
+        async with storage.unit_of_work() as uow:
+            await uow.agents.save_agent(agent.with_position(Position(3, 4)))
+            await uow.commit()
+
+Layout of a data folder: world.db (+ -wal/-shm), events.jsonl, traces/NAME.jsonl,
+snapshots/snapshot_TICK.db, backups/ (automatic copies taken before migrations).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+
+from storage.database import Database
+from storage.errors import (
+    CorruptDatabaseError,
+    MigrationError,
+    NewerSchemaError,
+    NotAWorldError,
+    StorageError,
+    WorldNotFoundError,
+)
+from storage.event_log import EventLog
+from storage.repositories import (
+    AgentRepository,
+    ConversationRepository,
+    ObjectRepository,
+    WorldRepository,
+)
+from storage.schema import LATEST_VERSION
+from storage.snapshots import SnapshotManager
+from storage.traces import TraceWriter
+from storage.unit_of_work import UnitOfWork
+
+DB_FILENAME = "world.db"
+
+__all__ = [
+    "DB_FILENAME",
+    "LATEST_VERSION",
+    "CorruptDatabaseError",
+    "Database",
+    "EventLog",
+    "MigrationError",
+    "NewerSchemaError",
+    "NotAWorldError",
+    "SnapshotManager",
+    "Storage",
+    "StorageError",
+    "TraceWriter",
+    "UnitOfWork",
+    "WorldNotFoundError",
+]
+
+
+class Storage:
+    """Everything persistent about one world, opened as an async context manager.
+
+    `create=False` refuses to make a new world.db (for commands that only read);
+    `read_only=True` opens the database without the ability to write at all.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        create: bool = True,
+        read_only: bool = False,
+        synchronous: str = "NORMAL",
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.db_path = self.data_dir / DB_FILENAME
+        self._create = create
+        self._read_only = read_only
+        self._synchronous = synchronous
+        self.event_log = EventLog(self.data_dir / "events.jsonl")
+        self.snapshots = SnapshotManager(self.data_dir / "snapshots")
+        self.traces = TraceWriter(self.data_dir / "traces")
+        self._db: Database | None = None
+
+    @staticmethod
+    def world_exists(data_dir: Path) -> bool:
+        return (Path(data_dir) / DB_FILENAME).exists()
+
+    @property
+    def db(self) -> Database:
+        if self._db is None:
+            raise StorageError("storage is not open; use `async with Storage(...)`")
+        return self._db
+
+    async def open(self) -> Storage:
+        self._db = await Database.open(
+            self.db_path,
+            create=self._create,
+            read_only=self._read_only,
+            synchronous=self._synchronous,
+            backups_dir=self.data_dir / "backups",
+        )
+        self.world = WorldRepository(self._db)
+        self.agents = AgentRepository(self._db)
+        self.objects = ObjectRepository(self._db)
+        self.conversations = ConversationRepository(self._db)
+        return self
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+    async def __aenter__(self) -> Storage:
+        return await self.open()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def unit_of_work(self) -> UnitOfWork:
+        return UnitOfWork(self)

@@ -1,0 +1,314 @@
+"""The one writer connection to world.db, and how transactions are taken on it.
+
+Why one connection: SQLite allows one writer at a time anyway, and a single
+aiosqlite connection serialises our statements on its own thread. Why
+`isolation_level=None`: the sqlite3 module's implicit transactions hide where a
+transaction starts; we issue `BEGIN IMMEDIATE` ourselves so the write lock is
+taken up front and a unit of work never fails half-way on a busy upgrade.
+
+Several asyncio tasks share the connection, so a transaction is guarded by a
+lock, and a context variable tells a task whether it already owns the open
+transaction (then a nested `transaction()` becomes a SAVEPOINT).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import datetime as _dt
+import itertools
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from storage.errors import (
+    CorruptDatabaseError,
+    MigrationError,
+    NewerSchemaError,
+    NotAWorldError,
+    StorageError,
+    WorldNotFoundError,
+)
+from storage.migrations import apply_migrations
+from storage.schema import HEARTH_TABLES, LATEST_VERSION
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """What a read-only look at an existing file found."""
+
+    version: int
+    tables: frozenset[str]
+
+
+def probe(path: Path) -> FileInfo:
+    """Inspect an existing file without changing it: is it ours, which version, intact?"""
+    try:
+        with path.open("rb") as fh:
+            header = fh.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise StorageError(f"{path}: cannot read the world file ({exc.strerror})") from None
+    if not header:
+        raise NotAWorldError(
+            f"{path}: the file is empty, not a Hearth world; move it aside to start a new world"
+        )
+    if header != SQLITE_HEADER:
+        raise NotAWorldError(
+            f"{path}: not an SQLite database, so not a Hearth world; it was left untouched"
+        )
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise StorageError(f"{path}: cannot open the world file ({exc})") from None
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = frozenset(
+            row[0]
+            for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        )
+        check = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise CorruptDatabaseError(
+            f"{path}: the database is damaged ({exc}); it was left untouched — "
+            "restore a file from snapshots/ or backups/"
+        ) from None
+    finally:
+        conn.close()
+    if check != "ok":
+        raise CorruptDatabaseError(
+            f"{path}: the database is damaged (integrity check: {check}); it was left "
+            "untouched — restore a file from snapshots/ or backups/"
+        )
+    if version > LATEST_VERSION:
+        raise NewerSchemaError(
+            f"{path}: written by a newer Hearth (schema v{version}; this Hearth reads up to "
+            f"v{LATEST_VERSION}); upgrade Hearth to open it — the file was not changed"
+        )
+    foreign = tables - HEARTH_TABLES
+    if foreign:
+        raise NotAWorldError(
+            f"{path}: an SQLite file with tables Hearth does not know "
+            f"({', '.join(sorted(foreign)[:3])}), so not a Hearth world; it was left untouched"
+        )
+    return FileInfo(version=version, tables=tables)
+
+
+def backup_to(source: Path, destination: Path) -> Path:
+    """Copy a live database consistently through SQLite's online backup API."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        dst = sqlite3.connect(destination)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    return destination
+
+
+def utc_stamp() -> str:
+    return _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+
+
+class Database:
+    """An open world.db: the connection, its lock, and transaction helpers."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path, *, read_only: bool) -> None:
+        self.conn = conn
+        self.path = path
+        self.read_only = read_only
+        self.migrated_from: int | None = None
+        self.backup_path: Path | None = None
+        self._lock = asyncio.Lock()
+        self._depth: contextvars.ContextVar[int] = contextvars.ContextVar(
+            f"hearth_tx_depth_{next(_ids)}", default=0
+        )
+
+    # --- opening ---------------------------------------------------------------
+
+    @classmethod
+    async def open(
+        cls,
+        path: Path,
+        *,
+        create: bool = True,
+        read_only: bool = False,
+        synchronous: str = "NORMAL",
+        backups_dir: Path | None = None,
+    ) -> Database:
+        sync = synchronous.upper()
+        if sync not in SYNCHRONOUS_MODES:
+            raise StorageError(f"unknown synchronous mode {synchronous!r}")
+        if not path.exists():
+            if not create or read_only:
+                raise WorldNotFoundError(f"{path}: no world here yet")
+            version = 0
+        else:
+            version = (await asyncio.to_thread(probe, path)).version
+        if read_only and version < LATEST_VERSION:
+            raise StorageError(
+                f"{path}: uses schema v{version}; open it once with a writing command "
+                f"(e.g. `hearth`) to migrate it to v{LATEST_VERSION}"
+            )
+        backup = None
+        if 0 < version < LATEST_VERSION:
+            target = (backups_dir or path.parent / "backups") / (
+                f"{path.stem}.v{version}.{utc_stamp()}.db"
+            )
+            backup = await asyncio.to_thread(backup_to, path, target)
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if read_only:
+                conn = await aiosqlite.connect(
+                    f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None
+                )
+            else:
+                conn = await aiosqlite.connect(path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StorageError(f"{path}: cannot open the world file ({exc})") from None
+        db = cls(conn, path, read_only=read_only)
+        try:
+            await db._configure(sync)
+            if version < LATEST_VERSION:
+                try:
+                    await apply_migrations(conn, version)
+                except sqlite3.Error as exc:
+                    where = f"; the file before migrating is saved at {backup}" if backup else ""
+                    raise MigrationError(f"{path}: migration failed ({exc}){where}") from None
+                if version > 0:
+                    db.migrated_from = version
+                    db.backup_path = backup
+        except BaseException:
+            await conn.close()
+            raise
+        return db
+
+    async def _configure(self, synchronous: str) -> None:
+        """Pragmas are per connection, so every connection gets all of them."""
+        if not self.read_only:
+            row = await self.fetchone("PRAGMA journal_mode = WAL")
+            if row is None or str(row[0]).lower() != "wal":
+                raise StorageError(f"{self.path}: could not switch the database to WAL mode")
+        await self.conn.execute(f"PRAGMA synchronous = {synchronous}")
+        await self.conn.execute("PRAGMA foreign_keys = ON")
+        await self.conn.execute("PRAGMA busy_timeout = 5000")
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+    # --- statements ------------------------------------------------------------
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; returns the rowcount."""
+        cursor = await self.conn.execute(sql, params)
+        try:
+            return cursor.rowcount
+        finally:
+            await cursor.close()
+
+    async def execute_insert(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run an INSERT; returns the new rowid."""
+        cursor = await self.conn.execute(sql, params)
+        try:
+            return int(cursor.lastrowid or 0)
+        finally:
+            await cursor.close()
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self.conn.executemany(sql, rows)
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | tuple | None:
+        cursor = await self.conn.execute(sql, params)
+        try:
+            return await cursor.fetchone()
+        finally:
+            await cursor.close()
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        cursor = await self.conn.execute(sql, params)
+        try:
+            return list(await cursor.fetchall())
+        finally:
+            await cursor.close()
+
+    async def user_version(self) -> int:
+        row = await self.fetchone("PRAGMA user_version")
+        return int(row[0]) if row else 0
+
+    # --- transactions ----------------------------------------------------------
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether the current task owns the open transaction."""
+        return self._depth.get() > 0
+
+    async def begin(self) -> contextvars.Token[int]:
+        """Take the write lock and open a transaction owned by this task."""
+        if self.in_transaction:
+            raise StorageError("a unit of work is already open in this task")
+        await self._lock.acquire()
+        try:
+            await self.conn.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._lock.release()
+            raise
+        return self._depth.set(1)
+
+    async def commit_and_continue(self) -> None:
+        """Commit what the owning task wrote, and open a fresh transaction."""
+        await self.conn.execute("COMMIT")
+        await self.conn.execute("BEGIN IMMEDIATE")
+
+    async def end(self, token: contextvars.Token[int], *, commit: bool) -> None:
+        """Close the owned transaction (commit or roll back) and release the lock."""
+        try:
+            if self.conn.in_transaction:
+                await self.conn.execute("COMMIT" if commit else "ROLLBACK")
+        finally:
+            self._depth.reset(token)
+            self._lock.release()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """Atomic block: commits on success, rolls back on error.
+
+        Inside a task's open unit of work it is a SAVEPOINT, so a repository
+        method is all-or-nothing on its own and still part of the larger unit.
+        """
+        depth = self._depth.get()
+        if depth == 0:
+            token = await self.begin()
+            ok = False
+            try:
+                yield
+                ok = True
+            finally:
+                await self.end(token, commit=ok)
+            return
+        name = f"sp_{depth}"
+        await self.conn.execute(f"SAVEPOINT {name}")
+        token = self._depth.set(depth + 1)
+        try:
+            yield
+        except BaseException:
+            await self.conn.execute(f"ROLLBACK TO {name}")
+            await self.conn.execute(f"RELEASE {name}")
+            raise
+        else:
+            await self.conn.execute(f"RELEASE {name}")
+        finally:
+            self._depth.reset(token)

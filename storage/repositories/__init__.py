@@ -1,0 +1,14 @@
+"""Repositories: one per aggregate, each turning rows into domain values and back."""
+
+from storage.repositories.agent import AgentRepository
+from storage.repositories.conversation import ConversationRepository, StoredTurn
+from storage.repositories.object import ObjectRepository
+from storage.repositories.world import WorldRepository
+
+__all__ = [
+    "AgentRepository",
+    "ConversationRepository",
+    "ObjectRepository",
+    "StoredTurn",
+    "WorldRepository",
+]

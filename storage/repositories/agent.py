@@ -1,0 +1,157 @@
+"""Agents and their inventories (stacks and unique items)."""
+
+from __future__ import annotations
+
+from core.agent import Agent, Inventory, Journey
+from core.objects import Item
+from core.types import AgentName, Position
+from storage.repositories.base import (
+    Repository,
+    decode_position,
+    dumps,
+    encode_position,
+    loads,
+)
+
+_AGENT_COLUMNS = (
+    "name, model_id, personality, x, y, is_sleeping, journey, known_agents, "
+    "last_active_tick, session_id"
+)
+
+
+class AgentRepository(Repository):
+    async def save_agent(self, agent: Agent) -> None:
+        """Insert or replace an agent together with its whole inventory, atomically."""
+        journey = None if agent.journey is None else dumps(_encode_journey(agent.journey))
+        async with self.db.transaction():
+            await self.db.execute(
+                f"""
+                INSERT INTO agents ({_AGENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (name) DO UPDATE SET model_id = excluded.model_id,
+                    personality = excluded.personality, x = excluded.x, y = excluded.y,
+                    is_sleeping = excluded.is_sleeping, journey = excluded.journey,
+                    known_agents = excluded.known_agents,
+                    last_active_tick = excluded.last_active_tick,
+                    session_id = excluded.session_id
+                """,
+                (
+                    agent.name,
+                    agent.model_id,
+                    agent.personality,
+                    agent.position.x,
+                    agent.position.y,
+                    int(agent.is_sleeping),
+                    journey,
+                    dumps(sorted(agent.known_agents)),
+                    agent.last_active_tick,
+                    agent.session_id,
+                ),
+            )
+            await self.save_inventory(agent.name, agent.inventory)
+
+    async def save_inventory(self, name: AgentName, inventory: Inventory) -> None:
+        async with self.db.transaction():
+            await self.db.execute("DELETE FROM inventory_stacks WHERE agent_name = ?", (name,))
+            await self.db.execute("DELETE FROM inventory_items WHERE agent_name = ?", (name,))
+            await self.db.executemany(
+                "INSERT INTO inventory_stacks (agent_name, resource, quantity) VALUES (?, ?, ?)",
+                [(name, res, qty) for res, qty in inventory.stacks.items()],
+            )
+            await self.db.executemany(
+                "INSERT INTO inventory_items (id, agent_name, slot, item_type, properties) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (item.id, name, slot, item.item_type, dumps(list(item.properties)))
+                    for slot, item in enumerate(inventory.items)
+                ],
+            )
+
+    async def get_agent(self, name: AgentName | str) -> Agent | None:
+        row = await self.db.fetchone(f"SELECT {_AGENT_COLUMNS} FROM agents WHERE name = ?", (name,))
+        if row is None:
+            return None
+        return _agent(row, await self.get_inventory(AgentName(row[0])))
+
+    async def get_all_agents(self) -> list[Agent]:
+        rows = await self.db.fetchall(f"SELECT {_AGENT_COLUMNS} FROM agents ORDER BY name")
+        inventories = await self._all_inventories()
+        return [_agent(r, inventories.get(r[0], Inventory())) for r in rows]
+
+    async def get_agents_in(self, x0: int, y0: int, x1: int, y1: int) -> list[Agent]:
+        """Agents with x0 <= x <= x1 and y0 <= y <= y1."""
+        rows = await self.db.fetchall(
+            f"SELECT {_AGENT_COLUMNS} FROM agents WHERE x BETWEEN ? AND ? AND y BETWEEN ? AND ? "
+            "ORDER BY name",
+            (x0, x1, y0, y1),
+        )
+        return [_agent(r, await self.get_inventory(AgentName(r[0]))) for r in rows]
+
+    async def get_inventory(self, name: AgentName) -> Inventory:
+        stacks = await self.db.fetchall(
+            "SELECT resource, quantity FROM inventory_stacks WHERE agent_name = ?", (name,)
+        )
+        items = await self.db.fetchall(
+            "SELECT id, item_type, properties FROM inventory_items WHERE agent_name = ? "
+            "ORDER BY slot",
+            (name,),
+        )
+        return Inventory(
+            dict(stacks), tuple(Item(i, t, tuple(loads(p))) for i, t, p in items)
+        )
+
+    async def _all_inventories(self) -> dict[str, Inventory]:
+        stacks: dict[str, dict[str, int]] = {}
+        for owner, res, qty in await self.db.fetchall(
+            "SELECT agent_name, resource, quantity FROM inventory_stacks"
+        ):
+            stacks.setdefault(owner, {})[res] = qty
+        items: dict[str, list[Item]] = {}
+        for owner, iid, itype, props in await self.db.fetchall(
+            "SELECT agent_name, id, item_type, properties FROM inventory_items "
+            "ORDER BY agent_name, slot"
+        ):
+            items.setdefault(owner, []).append(Item(iid, itype, tuple(loads(props))))
+        return {
+            owner: Inventory(stacks.get(owner, {}), tuple(items.get(owner, ())))
+            for owner in set(stacks) | set(items)
+        }
+
+    async def delete_agent(self, name: AgentName) -> bool:
+        async with self.db.transaction():
+            return bool(await self.db.execute("DELETE FROM agents WHERE name = ?", (name,)))
+
+    async def count_agents(self) -> int:
+        row = await self.db.fetchone("SELECT COUNT(*) FROM agents")
+        return int(row[0]) if row else 0
+
+
+def _encode_journey(journey: Journey) -> dict:
+    return {
+        "destination": encode_position(journey.destination),
+        "path": [encode_position(p) for p in journey.path],
+        "progress": journey.progress,
+    }
+
+
+def _decode_journey(raw: dict) -> Journey:
+    return Journey(
+        destination=decode_position(raw["destination"]),
+        path=tuple(decode_position(p) for p in raw["path"]),
+        progress=int(raw["progress"]),
+    )
+
+
+def _agent(row: tuple, inventory: Inventory) -> Agent:
+    name, model_id, personality, x, y, sleeping, journey, known, last_active, session = row
+    return Agent(
+        name=AgentName(name),
+        model_id=model_id,
+        personality=personality,
+        position=Position(x, y),
+        inventory=inventory,
+        journey=None if journey is None else _decode_journey(loads(journey)),
+        is_sleeping=bool(sleeping),
+        known_agents=frozenset(AgentName(k) for k in loads(known)),
+        last_active_tick=last_active,
+        session_id=session,
+    )

@@ -1,0 +1,48 @@
+"""Encoding helpers shared by the repositories.
+
+JSON columns are written canonically (sorted keys, no spaces) so equal values
+give equal bytes, which keeps diffs and backups comparable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from core.types import Direction, Position
+from storage.database import Database
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def encode_position(pos: Position) -> list[int]:
+    return [pos.x, pos.y]
+
+
+def decode_position(raw: Iterable[int]) -> Position:
+    x, y = raw
+    return Position(int(x), int(y))
+
+
+def encode_edges(edges: Iterable[Direction]) -> str:
+    """Edges as a stable comma list in compass order, e.g. 'north,east'."""
+    order = {d: i for i, d in enumerate(Direction)}
+    return ",".join(d.value for d in sorted(edges, key=order.__getitem__))
+
+
+def decode_edges(text: str) -> frozenset[Direction]:
+    return frozenset(Direction(part) for part in text.split(",") if part)
+
+
+class Repository:
+    """Holds the database; writes go through `self.db.transaction()`."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db

@@ -1,0 +1,223 @@
+"""Conversations, who is in them, what was said, and invitations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.conversation import (
+    Conversation,
+    ConversationTurn,
+    Invitation,
+    InvitationStatus,
+    Privacy,
+)
+from core.types import AgentName, ConversationId
+from storage.repositories.base import Repository
+
+
+@dataclass(frozen=True)
+class StoredTurn:
+    """A turn with its storage sequence number, which orders turns globally."""
+
+    id: int
+    turn: ConversationTurn
+
+
+class ConversationRepository(Repository):
+    # --- conversations -------------------------------------------------------------
+
+    async def save_conversation(self, conv: Conversation, tick: int | None = None) -> None:
+        """Insert or update a conversation and reconcile its current participants.
+
+        Agents who are no longer participants get `left_tick` (history is kept);
+        new ones are added with `joined_tick`. `tick` defaults to the start tick.
+        """
+        at = conv.started_tick if tick is None else tick
+        async with self.db.transaction():
+            await self.db.execute(
+                """
+                INSERT INTO conversations (id, privacy, created_by, started_tick, ended_tick)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET privacy = excluded.privacy,
+                    created_by = excluded.created_by, started_tick = excluded.started_tick,
+                    ended_tick = excluded.ended_tick
+                """,
+                (conv.id, conv.privacy.value, conv.created_by, conv.started_tick,
+                 conv.ended_tick),
+            )
+            current = set(await self._current_participants(conv.id))
+            for name in sorted(current - conv.participants):
+                await self.db.execute(
+                    "UPDATE conversation_participants SET left_tick = ? "
+                    "WHERE conversation_id = ? AND agent_name = ?",
+                    (at, conv.id, name),
+                )
+            for name in sorted(conv.participants - current):
+                await self.db.execute(
+                    """
+                    INSERT INTO conversation_participants
+                        (conversation_id, agent_name, joined_tick, left_tick)
+                    VALUES (?, ?, ?, NULL)
+                    ON CONFLICT (conversation_id, agent_name)
+                    DO UPDATE SET joined_tick = excluded.joined_tick, left_tick = NULL
+                    """,
+                    (conv.id, name, at),
+                )
+
+    async def _current_participants(self, conv_id: ConversationId) -> list[AgentName]:
+        rows = await self.db.fetchall(
+            "SELECT agent_name FROM conversation_participants "
+            "WHERE conversation_id = ? AND left_tick IS NULL ORDER BY agent_name",
+            (conv_id,),
+        )
+        return [AgentName(r[0]) for r in rows]
+
+    async def get_conversation(self, conv_id: ConversationId | str) -> Conversation | None:
+        row = await self.db.fetchone(
+            "SELECT id, privacy, created_by, started_tick, ended_tick FROM conversations "
+            "WHERE id = ?",
+            (conv_id,),
+        )
+        if row is None:
+            return None
+        cid, privacy, created_by, started, ended = row
+        members = await self._current_participants(ConversationId(cid))
+        return Conversation(
+            id=ConversationId(cid),
+            participants=frozenset(members),
+            privacy=Privacy(privacy),
+            started_tick=started,
+            created_by=AgentName(created_by),
+            ended_tick=ended,
+        )
+
+    async def get_conversation_for_agent(self, name: AgentName) -> Conversation | None:
+        """The active conversation the agent is in now (there is at most one)."""
+        row = await self.db.fetchone(
+            """
+            SELECT c.id FROM conversations c
+            JOIN conversation_participants p ON p.conversation_id = c.id
+            WHERE p.agent_name = ? AND p.left_tick IS NULL AND c.ended_tick IS NULL
+            ORDER BY c.started_tick DESC LIMIT 1
+            """,
+            (name,),
+        )
+        return None if row is None else await self.get_conversation(row[0])
+
+    async def get_active_conversations(self) -> list[Conversation]:
+        rows = await self.db.fetchall(
+            "SELECT id FROM conversations WHERE ended_tick IS NULL ORDER BY started_tick, id"
+        )
+        return [c for r in rows if (c := await self.get_conversation(r[0])) is not None]
+
+    async def count_conversations(self) -> int:
+        row = await self.db.fetchone("SELECT COUNT(*) FROM conversations")
+        return int(row[0]) if row else 0
+
+    # --- turns -------------------------------------------------------------------------
+
+    async def add_turn(self, turn: ConversationTurn) -> StoredTurn:
+        async with self.db.transaction():
+            turn_id = await self.db.execute_insert(
+                "INSERT INTO conversation_turns (conversation_id, speaker, message, tick) "
+                "VALUES (?, ?, ?, ?)",
+                (turn.conversation_id, turn.speaker, turn.message, turn.tick),
+            )
+        return StoredTurn(turn_id, turn)
+
+    async def get_turns(
+        self, conv_id: ConversationId, after_id: int = 0, limit: int | None = None
+    ) -> list[StoredTurn]:
+        """Turns in order, optionally only those after a known turn id."""
+        sql = (
+            "SELECT id, conversation_id, speaker, message, tick FROM conversation_turns "
+            "WHERE conversation_id = ? AND id > ? ORDER BY id"
+        )
+        params: tuple = (conv_id, after_id)
+        if limit is not None:
+            sql += " LIMIT ?"
+            params += (limit,)
+        rows = await self.db.fetchall(sql, params)
+        return [
+            StoredTurn(i, ConversationTurn(ConversationId(c), AgentName(s), m, t))
+            for i, c, s, m, t in rows
+        ]
+
+    async def last_turn_id_by(self, conv_id: ConversationId, speaker: AgentName) -> int:
+        """The id of the speaker's last turn in the conversation (0 if none)."""
+        row = await self.db.fetchone(
+            "SELECT MAX(id) FROM conversation_turns WHERE conversation_id = ? AND speaker = ?",
+            (conv_id, speaker),
+        )
+        return int(row[0]) if row and row[0] is not None else 0
+
+    # --- invitations ---------------------------------------------------------------------
+
+    async def add_invitation(self, inv: Invitation) -> int:
+        async with self.db.transaction():
+            return await self.db.execute_insert(
+                """
+                INSERT INTO invitations (inviter, invitee, privacy, created_tick,
+                                         expires_at_tick, status, conversation_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                (inv.inviter, inv.invitee, inv.privacy.value, inv.created_tick,
+                 inv.expires_at_tick, inv.status.value, inv.conversation_id),
+            )
+
+    async def get_pending_invitation(self, invitee: AgentName) -> Invitation | None:
+        """The newest pending invitation addressed to the agent."""
+        row = await self.db.fetchone(
+            f"{_INVITE_SELECT} WHERE invitee = ? AND status = 'pending' "
+            "ORDER BY created_tick DESC, id DESC LIMIT 1",
+            (invitee,),
+        )
+        return None if row is None else _invitation(row)
+
+    async def get_pending_invitations(self) -> list[Invitation]:
+        rows = await self.db.fetchall(
+            f"{_INVITE_SELECT} WHERE status = 'pending' ORDER BY created_tick, id"
+        )
+        return [_invitation(r) for r in rows]
+
+    async def set_invitation_status(self, inv: Invitation, status: InvitationStatus) -> bool:
+        """Resolve a pending invitation; returns False if it was no longer pending."""
+        async with self.db.transaction():
+            changed = await self.db.execute(
+                "UPDATE invitations SET status = ? WHERE inviter = ? AND invitee = ? "
+                "AND created_tick = ? AND status = 'pending'",
+                (InvitationStatus(status).value, inv.inviter, inv.invitee, inv.created_tick),
+            )
+        return changed > 0
+
+    async def expire_invitations(self, tick: int) -> list[Invitation]:
+        """Mark every pending invitation that lapsed by `tick` expired; returns them."""
+        async with self.db.transaction():
+            rows = await self.db.fetchall(
+                f"{_INVITE_SELECT} WHERE status = 'pending' AND expires_at_tick <= ? "
+                "ORDER BY created_tick, id",
+                (tick,),
+            )
+            await self.db.execute(
+                "UPDATE invitations SET status = 'expired' "
+                "WHERE status = 'pending' AND expires_at_tick <= ?",
+                (tick,),
+            )
+        return [_invitation(r).with_status(InvitationStatus.EXPIRED) for r in rows]
+
+
+_INVITE_SELECT = (
+    "SELECT inviter, invitee, privacy, created_tick, status, conversation_id FROM invitations"
+)
+
+
+def _invitation(row: tuple) -> Invitation:
+    inviter, invitee, privacy, created, status, conv_id = row
+    return Invitation(
+        inviter=AgentName(inviter),
+        invitee=AgentName(invitee),
+        privacy=Privacy(privacy),
+        created_tick=created,
+        status=InvitationStatus(status),
+        conversation_id=ConversationId(conv_id) if conv_id else None,
+    )

@@ -1,0 +1,210 @@
+"""World-wide state: the world_state row, sparse cells, named places, structures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from core.places import NamedPlace, place_key
+from core.structures import Structure
+from core.terrain import Terrain, Weather
+from core.types import AgentName, Position, Rect
+from core.world import Cell, WorldState
+from storage.database import utc_stamp
+from storage.repositories.base import (
+    Repository,
+    decode_edges,
+    decode_position,
+    dumps,
+    encode_edges,
+    encode_position,
+    loads,
+)
+
+
+class WorldRepository(Repository):
+    # --- world_state -------------------------------------------------------------
+
+    async def get_world_state(self) -> WorldState | None:
+        row = await self.db.fetchone(
+            "SELECT width, height, seed, tick, weather FROM world_state WHERE id = 1"
+        )
+        if row is None:
+            return None
+        width, height, seed, tick, weather = row
+        return WorldState(width, height, seed, tick, Weather(weather))
+
+    async def save_world_state(self, state: WorldState) -> None:
+        async with self.db.transaction():
+            await self.db.execute(
+                """
+                INSERT INTO world_state (id, width, height, seed, tick, weather, created_at)
+                VALUES (1, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET
+                    width = excluded.width, height = excluded.height, seed = excluded.seed,
+                    tick = excluded.tick, weather = excluded.weather
+                """,
+                (state.width, state.height, state.seed, state.tick, state.weather.value,
+                 utc_stamp()),
+            )
+
+    # --- cells -------------------------------------------------------------------
+
+    async def get_cell(self, pos: Position) -> Cell:
+        """The cell at `pos`; positions with no row are default cells."""
+        row = await self.db.fetchone(
+            "SELECT terrain, walls, doors FROM cells WHERE x = ? AND y = ?", (pos.x, pos.y)
+        )
+        return Cell() if row is None else _cell(row)
+
+    async def set_cell(self, pos: Position, cell: Cell) -> None:
+        await self.set_cells({pos: cell})
+
+    async def set_cells(self, cells: Mapping[Position, Cell]) -> None:
+        """Write many cells at once; default cells delete their row (storage stays sparse)."""
+        keep = [
+            (p.x, p.y, c.terrain.value, encode_edges(c.walls), encode_edges(c.doors))
+            for p, c in cells.items()
+            if not c.is_default
+        ]
+        drop = [(p.x, p.y) for p, c in cells.items() if c.is_default]
+        async with self.db.transaction():
+            if keep:
+                await self.db.executemany(
+                    """
+                    INSERT INTO cells (x, y, terrain, walls, doors) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (x, y) DO UPDATE SET terrain = excluded.terrain,
+                        walls = excluded.walls, doors = excluded.doors
+                    """,
+                    keep,
+                )
+            if drop:
+                await self.db.executemany("DELETE FROM cells WHERE x = ? AND y = ?", drop)
+
+    async def get_cells_in(self, rect: Rect) -> dict[Position, Cell]:
+        """Stored (non-default) cells inside a rectangle."""
+        rows = await self.db.fetchall(
+            "SELECT x, y, terrain, walls, doors FROM cells "
+            "WHERE x >= ? AND x < ? AND y >= ? AND y < ?",
+            (rect.x, rect.right, rect.y, rect.bottom),
+        )
+        return {Position(x, y): _cell((t, w, d)) for x, y, t, w, d in rows}
+
+    async def get_all_cells(self) -> dict[Position, Cell]:
+        rows = await self.db.fetchall("SELECT x, y, terrain, walls, doors FROM cells")
+        return {Position(x, y): _cell((t, w, d)) for x, y, t, w, d in rows}
+
+    async def count_cells(self) -> int:
+        row = await self.db.fetchone("SELECT COUNT(*) FROM cells")
+        return int(row[0]) if row else 0
+
+    # --- named places --------------------------------------------------------------
+
+    async def save_named_place(self, place: NamedPlace) -> None:
+        async with self.db.transaction():
+            await self.db.execute(
+                """
+                INSERT INTO named_places (key, name, x, y, named_by, tick)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (key) DO UPDATE SET name = excluded.name, x = excluded.x,
+                    y = excluded.y, named_by = excluded.named_by, tick = excluded.tick
+                """,
+                (place.key, place.name, place.position.x, place.position.y, place.named_by,
+                 place.tick),
+            )
+
+    async def get_named_place(self, name: str) -> NamedPlace | None:
+        row = await self.db.fetchone(
+            "SELECT name, x, y, named_by, tick FROM named_places WHERE key = ?",
+            (place_key(name),),
+        )
+        return None if row is None else _place(row)
+
+    async def get_places_at(self, pos: Position) -> list[NamedPlace]:
+        rows = await self.db.fetchall(
+            "SELECT name, x, y, named_by, tick FROM named_places WHERE x = ? AND y = ? "
+            "ORDER BY tick, key",
+            (pos.x, pos.y),
+        )
+        return [_place(r) for r in rows]
+
+    async def get_all_named_places(self) -> list[NamedPlace]:
+        rows = await self.db.fetchall(
+            "SELECT name, x, y, named_by, tick FROM named_places ORDER BY key"
+        )
+        return [_place(r) for r in rows]
+
+    async def delete_named_place(self, name: str) -> bool:
+        async with self.db.transaction():
+            return bool(
+                await self.db.execute("DELETE FROM named_places WHERE key = ?", (place_key(name),))
+            )
+
+    # --- structures ------------------------------------------------------------------
+
+    async def save_structure(self, structure: Structure) -> None:
+        b = structure.bounds
+        interior = sorted(encode_position(p) for p in structure.interior)
+        async with self.db.transaction():
+            await self.db.execute(
+                """
+                INSERT INTO structures (id, name, created_by, created_tick, is_private, interior,
+                                        min_x, min_y, max_x, max_y)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name,
+                    created_by = excluded.created_by, created_tick = excluded.created_tick,
+                    is_private = excluded.is_private, interior = excluded.interior,
+                    min_x = excluded.min_x, min_y = excluded.min_y,
+                    max_x = excluded.max_x, max_y = excluded.max_y
+                """,
+                (structure.id, structure.name, structure.created_by, structure.created_tick,
+                 int(structure.is_private), dumps(interior), b.x, b.y, b.right - 1,
+                 b.bottom - 1),
+            )
+
+    async def get_structure(self, structure_id: str) -> Structure | None:
+        row = await self.db.fetchone(f"{_STRUCTURE_SELECT} WHERE id = ?", (structure_id,))
+        return None if row is None else _structure(row)
+
+    async def get_structures_at(self, pos: Position) -> list[Structure]:
+        rows = await self.db.fetchall(
+            f"{_STRUCTURE_SELECT} WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?",
+            (pos.x, pos.x, pos.y, pos.y),
+        )
+        return [s for s in map(_structure, rows) if s.contains(pos)]
+
+    async def get_all_structures(self) -> list[Structure]:
+        rows = await self.db.fetchall(f"{_STRUCTURE_SELECT} ORDER BY created_tick, id")
+        return [_structure(r) for r in rows]
+
+    async def delete_structure(self, structure_id: str) -> bool:
+        async with self.db.transaction():
+            return bool(
+                await self.db.execute("DELETE FROM structures WHERE id = ?", (structure_id,))
+            )
+
+
+_STRUCTURE_SELECT = (
+    "SELECT id, name, created_by, created_tick, is_private, interior FROM structures"
+)
+
+
+def _cell(row: Iterable) -> Cell:
+    terrain, walls, doors = row
+    return Cell(Terrain(terrain), decode_edges(walls), decode_edges(doors))
+
+
+def _place(row: tuple) -> NamedPlace:
+    name, x, y, named_by, tick = row
+    return NamedPlace(name, Position(x, y), AgentName(named_by) if named_by else None, tick)
+
+
+def _structure(row: tuple) -> Structure:
+    sid, name, created_by, created_tick, is_private, interior = row
+    return Structure(
+        id=sid,
+        interior=frozenset(decode_position(p) for p in loads(interior)),
+        created_by=AgentName(created_by) if created_by else None,
+        created_tick=created_tick,
+        name=name,
+        is_private=bool(is_private),
+    )

@@ -1,0 +1,182 @@
+"""The database schema, as ordered migrations keyed by `PRAGMA user_version`.
+
+Each migration is a list of SQL statements that takes the schema from version
+N-1 to N. Never edit a shipped migration: add a new one. LATEST_VERSION is what
+this code reads and writes; a file with a higher version is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+_V1_WORLD = (
+    """
+    CREATE TABLE world_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        width INTEGER NOT NULL CHECK (width > 0),
+        height INTEGER NOT NULL CHECK (height > 0),
+        seed INTEGER NOT NULL,
+        tick INTEGER NOT NULL DEFAULT 0 CHECK (tick >= 0),
+        weather TEXT NOT NULL DEFAULT 'clear',
+        created_at TEXT NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE cells (
+        x INTEGER NOT NULL,
+        y INTEGER NOT NULL,
+        terrain TEXT NOT NULL,
+        walls TEXT NOT NULL DEFAULT '',
+        doors TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (x, y)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE agents (
+        name TEXT PRIMARY KEY,
+        model_id TEXT NOT NULL,
+        personality TEXT NOT NULL,
+        x INTEGER NOT NULL,
+        y INTEGER NOT NULL,
+        is_sleeping INTEGER NOT NULL DEFAULT 0 CHECK (is_sleeping IN (0, 1)),
+        journey TEXT,
+        known_agents TEXT NOT NULL DEFAULT '[]',
+        last_active_tick INTEGER NOT NULL DEFAULT 0,
+        session_id TEXT
+    )
+    """,
+    "CREATE INDEX idx_agents_pos ON agents (x, y)",
+    """
+    CREATE TABLE inventory_stacks (
+        agent_name TEXT NOT NULL REFERENCES agents (name) ON DELETE CASCADE,
+        resource TEXT NOT NULL,
+        quantity INTEGER NOT NULL CHECK (quantity > 0),
+        PRIMARY KEY (agent_name, resource)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE inventory_items (
+        id TEXT PRIMARY KEY,
+        agent_name TEXT NOT NULL REFERENCES agents (name) ON DELETE CASCADE,
+        slot INTEGER NOT NULL,
+        item_type TEXT NOT NULL,
+        properties TEXT NOT NULL DEFAULT '[]'
+    )
+    """,
+    "CREATE INDEX idx_inventory_items_agent ON inventory_items (agent_name, slot)",
+    """
+    CREATE TABLE objects (
+        id TEXT PRIMARY KEY,
+        object_type TEXT NOT NULL,
+        x INTEGER NOT NULL,
+        y INTEGER NOT NULL,
+        created_by TEXT,
+        created_tick INTEGER NOT NULL,
+        extras TEXT NOT NULL DEFAULT '{}'
+    )
+    """,
+    "CREATE INDEX idx_objects_pos ON objects (x, y)",
+    """
+    CREATE TABLE named_places (
+        key TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        x INTEGER NOT NULL,
+        y INTEGER NOT NULL,
+        named_by TEXT,
+        tick INTEGER NOT NULL
+    )
+    """,
+    "CREATE INDEX idx_named_places_pos ON named_places (x, y)",
+    """
+    CREATE TABLE structures (
+        id TEXT PRIMARY KEY,
+        name TEXT,
+        created_by TEXT,
+        created_tick INTEGER NOT NULL,
+        is_private INTEGER NOT NULL DEFAULT 0 CHECK (is_private IN (0, 1)),
+        interior TEXT NOT NULL,
+        min_x INTEGER NOT NULL,
+        min_y INTEGER NOT NULL,
+        max_x INTEGER NOT NULL,
+        max_y INTEGER NOT NULL
+    )
+    """,
+)
+
+_V2_CONVERSATIONS = (
+    """
+    CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        privacy TEXT NOT NULL CHECK (privacy IN ('public', 'private')),
+        created_by TEXT NOT NULL,
+        started_tick INTEGER NOT NULL,
+        ended_tick INTEGER
+    )
+    """,
+    """
+    CREATE TABLE conversation_participants (
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        agent_name TEXT NOT NULL,
+        joined_tick INTEGER NOT NULL,
+        left_tick INTEGER,
+        PRIMARY KEY (conversation_id, agent_name)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX idx_participants_agent ON conversation_participants (agent_name, left_tick)",
+    """
+    CREATE TABLE conversation_turns (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        speaker TEXT NOT NULL,
+        message TEXT NOT NULL,
+        tick INTEGER NOT NULL
+    )
+    """,
+    "CREATE INDEX idx_turns_conversation ON conversation_turns (conversation_id, id)",
+    """
+    CREATE TABLE invitations (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        inviter TEXT NOT NULL,
+        invitee TEXT NOT NULL,
+        privacy TEXT NOT NULL CHECK (privacy IN ('public', 'private')),
+        created_tick INTEGER NOT NULL,
+        expires_at_tick INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending'
+            CHECK (status IN ('pending', 'accepted', 'declined', 'expired')),
+        conversation_id TEXT
+    )
+    """,
+    "CREATE INDEX idx_invitations_invitee ON invitations (invitee, status)",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "world, cells, agents, inventory, objects, places, structures", _V1_WORLD),
+    Migration(2, "conversations, participants, turns and invitations", _V2_CONVERSATIONS),
+)
+
+LATEST_VERSION = MIGRATIONS[-1].version
+
+HEARTH_TABLES = frozenset(
+    {
+        "world_state",
+        "cells",
+        "agents",
+        "inventory_stacks",
+        "inventory_items",
+        "objects",
+        "named_places",
+        "structures",
+        "conversations",
+        "conversation_participants",
+        "conversation_turns",
+        "invitations",
+    }
+)

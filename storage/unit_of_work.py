@@ -1,0 +1,55 @@
+"""A unit of work: one transaction that rolls back unless explicitly committed.
+
+    async with storage.unit_of_work() as uow:
+        await uow.agents.save_agent(agent)
+        await uow.world.save_world_state(state)
+        await uow.commit()
+
+Leaving the block without `commit()` (an exception, a forgotten call, a
+cancelled task) rolls back everything since the last commit. A process killed
+mid-unit leaves nothing of it behind: SQLite discards the uncommitted WAL frames.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from storage import Storage
+
+
+class UnitOfWork:
+    def __init__(self, storage: Storage) -> None:
+        self._db = storage.db
+        self.world = storage.world
+        self.agents = storage.agents
+        self.objects = storage.objects
+        self.conversations = storage.conversations
+        self._token: contextvars.Token[int] | None = None
+        self.commits = 0
+
+    async def __aenter__(self) -> UnitOfWork:
+        self._token = await self._db.begin()
+        return self
+
+    async def commit(self) -> None:
+        """Make everything so far durable; the unit stays open for more work."""
+        await self._db.commit_and_continue()
+        self.commits += 1
+
+    async def rollback(self) -> None:
+        """Discard everything since the last commit; the unit stays open."""
+        await self._db.conn.execute("ROLLBACK")
+        await self._db.conn.execute("BEGIN IMMEDIATE")
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        assert self._token is not None
+        await self._db.end(self._token, commit=False)
+        self._token = None
