@@ -54,17 +54,21 @@ def probe(path: Path) -> FileInfo:
     """Inspect an existing file without changing it: is it ours, which version, intact?"""
     try:
         with path.open("rb") as fh:
-            header = fh.read(len(SQLITE_HEADER))
+            header = fh.read(100)
     except OSError as exc:
         raise StorageError(f"{path}: cannot read the world file ({exc.strerror})") from None
     if not header:
         raise NotAWorldError(
             f"{path}: the file is empty, not a Hearth world; move it aside to start a new world"
         )
-    if header != SQLITE_HEADER:
+    if not header.startswith(SQLITE_HEADER):
         raise NotAWorldError(
             f"{path}: not an SQLite database, so not a Hearth world; it was left untouched"
         )
+    # user_version sits at offset 60 of the header. Reading it from the bytes lets a
+    # newer file be refused before SQLite opens it (and before -wal/-shm appear).
+    if len(header) == 100:
+        _refuse_newer(path, int.from_bytes(header[60:64], "big"))
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -90,11 +94,7 @@ def probe(path: Path) -> FileInfo:
             f"{path}: the database is damaged (integrity check: {check}); it was left "
             "untouched — restore a file from snapshots/ or backups/"
         )
-    if version > LATEST_VERSION:
-        raise NewerSchemaError(
-            f"{path}: written by a newer Hearth (schema v{version}; this Hearth reads up to "
-            f"v{LATEST_VERSION}); upgrade Hearth to open it — the file was not changed"
-        )
+    _refuse_newer(path, version)
     foreign = tables - HEARTH_TABLES
     if foreign:
         raise NotAWorldError(
@@ -102,6 +102,14 @@ def probe(path: Path) -> FileInfo:
             f"({', '.join(sorted(foreign)[:3])}), so not a Hearth world; it was left untouched"
         )
     return FileInfo(version=version, tables=tables)
+
+
+def _refuse_newer(path: Path, version: int) -> None:
+    if version > LATEST_VERSION:
+        raise NewerSchemaError(
+            f"{path}: written by a newer Hearth (schema v{version}; this Hearth reads up to "
+            f"v{LATEST_VERSION}); upgrade Hearth to open it — the file was not changed"
+        )
 
 
 def backup_to(source: Path, destination: Path) -> Path:

@@ -1,0 +1,304 @@
+"""The shape of Hearth's configuration files, as pydantic models.
+
+Every model forbids unknown keys and is frozen: a misspelt key in a YAML file
+must be an error rather than a silently ignored setting, and a loaded
+configuration is shared by the whole program, so nobody may mutate it.
+
+Numbers and booleans are strict: YAML already gives them their types, so a
+quoted "500" or a `yes` where a number belongs is a mistake worth reporting,
+not something to coerce.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+from core.constants import DEFAULT_VISION_RADIUS, NIGHT_VISION_MODIFIER
+from core.terrain import Terrain
+from core.types import agent_name
+
+StrictInt = Annotated[int, Strict()]
+StrictFloat = Annotated[float, Strict()]
+StrictBool = Annotated[bool, Strict()]
+NonBlankStr = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+_SNAKE_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+_COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+def _snake_case(raw: str) -> str:
+    """Item types are identifiers that agents type, so keep them uniform."""
+    if not _SNAKE_RE.match(raw):
+        raise ValueError(f"{raw!r} is not a lowercase snake_case name (like 'clay_brick')")
+    return raw
+
+
+ItemName = Annotated[str, AfterValidator(_snake_case)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------- settings
+
+
+class WorldSettings(_Model):
+    width: StrictInt = Field(500, ge=10, le=5000)
+    height: StrictInt = Field(500, ge=10, le=5000)
+    seed: StrictInt | None = None
+    """None means: pick a random seed when the world is created (and record it)."""
+
+
+class VisionSettings(_Model):
+    radius: StrictInt = Field(DEFAULT_VISION_RADIUS, ge=1, le=20)
+    night_modifier: StrictFloat = Field(NIGHT_VISION_MODIFIER, gt=0, le=1)
+
+
+class TimeSettings(_Model):
+    ticks_per_day: StrictInt = Field(24, ge=4)
+    start_hour: StrictInt = Field(8, ge=0, le=23)
+
+
+class SchedulingSettings(_Model):
+    max_concurrent_clusters: StrictInt = Field(4, ge=1)
+    max_actions_per_turn: StrictInt = Field(8, ge=1)
+
+
+class PlacementSettings(_Model):
+    min_spacing: StrictInt = Field(30, ge=1)
+    max_spacing: StrictInt = 60
+
+    @model_validator(mode="after")
+    def _spacing_ordered(self) -> PlacementSettings:
+        if self.max_spacing < self.min_spacing:
+            raise ValueError(
+                f"max_spacing ({self.max_spacing}) must be at least min_spacing "
+                f"({self.min_spacing})"
+            )
+        return self
+
+
+class StorageSettings(_Model):
+    synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
+    snapshot_every_ticks: StrictInt = Field(100, ge=0)
+    """0 means never take periodic snapshots."""
+    snapshots_keep: StrictInt = Field(5, ge=1)
+
+
+class Settings(_Model):
+    """settings.yaml: every section and field is optional."""
+
+    world: WorldSettings = Field(default_factory=WorldSettings)
+    vision: VisionSettings = Field(default_factory=VisionSettings)
+    time: TimeSettings = Field(default_factory=TimeSettings)
+    scheduling: SchedulingSettings = Field(default_factory=SchedulingSettings)
+    placement: PlacementSettings = Field(default_factory=PlacementSettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _empty_section_means_defaults(cls, value: Any) -> Any:
+        """A section whose keys are all commented out parses as null: use defaults."""
+        return {} if value is None else value
+
+
+# --------------------------------------------------------------------------- agents
+
+
+def _color(raw: str) -> str:
+    if not _COLOR_RE.match(raw):
+        raise ValueError(f"color must be a hex colour like '#e07a5f', got {raw!r}")
+    return raw
+
+
+class AgentConfig(_Model):
+    name: Annotated[str, AfterValidator(agent_name)]
+    model_id: NonBlankStr
+    personality: NonBlankStr
+    color: Annotated[str, AfterValidator(_color)] | None = None
+
+
+class AgentsConfig(_Model):
+    """agents.yaml: who lives in the world."""
+
+    agents: list[AgentConfig]
+
+    @field_validator("agents")
+    @classmethod
+    def _unique_and_present(cls, agents: list[AgentConfig]) -> list[AgentConfig]:
+        if not agents:
+            raise ValueError("at least one agent is required")
+        seen: dict[str, str] = {}
+        for agent in agents:
+            # Names become folder names, and some file systems ignore case.
+            key = agent.name.casefold()
+            if key in seen:
+                raise ValueError(
+                    f"duplicate agent name {agent.name!r}: {seen[key]!r} already exists "
+                    "(names must differ ignoring case)"
+                )
+            seen[key] = agent.name
+        return agents
+
+
+# --------------------------------------------------------------------------- recipes
+
+Technique = Literal[
+    "split", "break", "strip", "shape", "hollow", "carve", "weave", "flatten", "grind", "twist"
+]
+Action = Literal["combine", "work", "apply"]
+
+
+class Recipe(_Model):
+    """One way to make an item.
+
+    combine: put two or more items together; work: shape one item by hand with
+    a technique; apply: use a tool (first input) on a target (second input).
+    """
+
+    name: ItemName
+    action: Action
+    inputs: list[ItemName]
+    technique: Technique | None = None
+    output_quantity: StrictInt = Field(1, ge=1)
+    output_stackable: StrictBool = True
+    properties: list[str] = Field(default_factory=list)
+    discoveries: list[str] = Field(default_factory=list)
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _inputs_fit_action(self) -> Recipe:
+        n = len(self.inputs)
+        if self.action == "combine" and n < 2:
+            problem = f"a combine recipe needs at least 2 inputs, got {n}"
+        elif self.action == "work" and n != 1:
+            problem = f"a work recipe needs exactly 1 input, got {n}"
+        elif self.action == "apply" and n != 2:
+            problem = f"an apply recipe needs exactly 2 inputs [tool, target], got {n}"
+        elif self.action == "work" and self.technique is None:
+            problem = "a work recipe needs a technique"
+        elif self.action != "work" and self.technique is not None:
+            problem = f"only work recipes take a technique, not {self.action}"
+        else:
+            return self
+        raise ValueError(f"recipe {self.name!r}: {problem}")
+
+    @property
+    def key(self) -> tuple[str, tuple[str, ...], str | None]:
+        """What the player does: two recipes with the same key would be ambiguous."""
+        return (self.action, tuple(sorted(self.inputs)), self.technique)
+
+
+class RecipeBook(_Model):
+    """recipes.yaml: everything that can be made."""
+
+    recipes: list[Recipe]
+
+    @field_validator("recipes")
+    @classmethod
+    def _no_ambiguous_recipes(cls, recipes: list[Recipe]) -> list[Recipe]:
+        seen: dict[tuple[str, tuple[str, ...], str | None], str] = {}
+        for recipe in recipes:
+            if recipe.key in seen:
+                how = f" with {recipe.technique}" if recipe.technique else ""
+                raise ValueError(
+                    f"recipes {seen[recipe.key]!r} and {recipe.name!r} both {recipe.action} "
+                    f"[{', '.join(recipe.inputs)}]{how}"
+                )
+            seen[recipe.key] = recipe.name
+        return recipes
+
+    def unreachable(self, gatherable: set[str]) -> list[tuple[int, Recipe, list[str]]]:
+        """Recipes that can never be made starting from the gatherable resources.
+
+        Returns (index, recipe, missing inputs) so the caller can point at the
+        offending entry. An empty list means the recipe graph is closed.
+        """
+        available = set(gatherable)
+        pending = list(enumerate(self.recipes))
+        progress = True
+        while pending and progress:
+            progress = False
+            for entry in list(pending):
+                if set(entry[1].inputs) <= available:
+                    available.add(entry[1].name)
+                    pending.remove(entry)
+                    progress = True
+        return [(i, r, sorted(set(r.inputs) - available)) for i, r in pending]
+
+
+# --------------------------------------------------------------------------- terrain
+
+
+def _one_visible_ascii(raw: str) -> str:
+    """Maps are drawn one character per cell; a blank would hide the terrain."""
+    if len(raw) != 1 or not ("!" <= raw <= "~"):
+        raise ValueError(f"ascii must be exactly one visible ASCII character, got {raw!r}")
+    return raw
+
+
+class TerrainSpec(_Model):
+    passable: StrictBool
+    gather: ItemName | None = None
+    emoji: NonBlankStr
+    ascii: Annotated[str, AfterValidator(_one_visible_ascii)]
+    weight: StrictFloat = Field(gt=0)
+    self_affinity: StrictFloat = Field(1.0, gt=0)
+    target_share: StrictFloat = Field(gt=0, lt=1)
+
+
+class TerrainConfig(_Model):
+    """terrain.yaml: the gameplay side of each terrain kind."""
+
+    terrains: dict[Terrain, TerrainSpec]
+
+    @field_validator("terrains", mode="before")
+    @classmethod
+    def _exactly_the_known_terrains(cls, value: Any) -> Any:
+        """Name the stray or missing kinds, rather than pydantic's generic enum error."""
+        if not isinstance(value, dict):
+            return value
+        known = [t.value for t in Terrain]
+        unknown = [str(k) for k in value if k not in known]
+        missing = [t for t in known if t not in value]
+        problems = []
+        for label, names in (("unknown", unknown), ("missing", missing)):
+            if names:
+                noun = "terrain" if len(names) == 1 else "terrains"
+                problems.append(f"{label} {noun} {', '.join(map(repr, names))}")
+        if problems:
+            raise ValueError(f"{'; '.join(problems)} (expected exactly: {', '.join(known)})")
+        return value
+
+    @field_validator("terrains")
+    @classmethod
+    def _shares_and_symbols(cls, terrains: dict[Terrain, TerrainSpec]) -> dict:
+        total = sum(spec.target_share for spec in terrains.values())
+        if abs(total - 1.0) > 0.01:
+            raise ValueError(f"target_share values must sum to 1.0, got {total:.3f}")
+        owners: dict[str, Terrain] = {}
+        for terrain, spec in terrains.items():
+            if spec.ascii in owners:
+                raise ValueError(
+                    f"{owners[spec.ascii].value} and {terrain.value} both use ascii {spec.ascii!r}"
+                )
+            owners[spec.ascii] = terrain
+        return terrains
+
+    @property
+    def gatherable(self) -> set[str]:
+        """Every resource some terrain yields: the roots of the recipe graph."""
+        return {spec.gather for spec in self.terrains.values() if spec.gather}

@@ -1,0 +1,194 @@
+"""The command line as a person uses it: exit codes, one-line errors, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import main
+from config import CONFIG_DIR
+from tests.conftest import PROJECT_DIR
+
+
+@pytest.fixture
+def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    monkeypatch.delenv("HEARTH_DATA_DIR", raising=False)
+    monkeypatch.delenv("HEARTH_AGENTS_DIR", raising=False)
+    return tmp_path / "data", tmp_path / "agents"
+
+
+def hearth(capsys: pytest.CaptureFixture[str], dirs: tuple[Path, Path], *args: str):
+    data, agents = dirs
+    code = main.main(["--data-dir", str(data), "--agents-dir", str(agents), *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_status_without_a_world_says_how_to_make_one(capsys, dirs) -> None:
+    code, out, err = hearth(capsys, dirs, "--status")
+    assert code == 1
+    assert "hearth --init" in out
+    assert not dirs[0].exists(), "status must not create anything"
+
+
+def test_status_json_without_a_world(capsys, dirs) -> None:
+    code, out, _ = hearth(capsys, dirs, "--status", "--json")
+    assert code == 1
+    assert json.loads(out)["error"] == "no_world"
+
+
+def test_first_run_creates_the_world_and_later_runs_reuse_it(capsys, dirs) -> None:
+    code, out, err = hearth(capsys, dirs)
+    assert code == 0, err
+    assert "creating one" in out and "Ember" in out and "Sage" in out and "River" in out
+    assert (dirs[0] / "world.db").exists() and dirs[1].is_dir()
+    code, out, err = hearth(capsys, dirs)
+    assert code == 0 and "creating" not in out
+
+    code, out, _ = hearth(capsys, dirs, "--status", "--json")
+    status = json.loads(out)
+    assert code == 0
+    assert status["initialised"] is True
+    assert (status["width"], status["height"], status["tick"]) == (500, 500, 0)
+    assert [a["name"] for a in status["agents"]] == ["Ember", "River", "Sage"]
+    assert status["schema_version"] == status["latest_schema_version"]
+
+
+def test_init_with_seed_records_it_and_refuses_to_overwrite(capsys, dirs) -> None:
+    assert hearth(capsys, dirs, "--init", "--seed", "42")[0] == 0
+    code, out, _ = hearth(capsys, dirs, "--status", "--json")
+    assert json.loads(out)["seed"] == 42
+
+    code, out, err = hearth(capsys, dirs, "--init")
+    assert code == 1
+    assert err.count("\n") == 1 and "already exists" in err and "--force" in err
+
+
+def test_init_force_backs_up_the_old_world(capsys, dirs) -> None:
+    assert hearth(capsys, dirs, "--init", "--seed", "1")[0] == 0
+    code, out, err = hearth(capsys, dirs, "--init", "--seed", "2", "--force")
+    assert code == 0, err
+    backups = list((dirs[0] / "backups").glob("world.replaced.*.db"))
+    assert len(backups) == 1
+    old = sqlite3.connect(backups[0])
+    assert old.execute("SELECT seed FROM world_state").fetchone() == (1,)
+    old.close()
+    _, out, _ = hearth(capsys, dirs, "--status", "--json")
+    assert json.loads(out)["seed"] == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--bogus"], ["--json"], ["--seed", "3"], ["--status", "--init"], ["--init", "--seed", "x"]],
+)
+def test_usage_mistakes_get_argparse_errors(capsys, dirs, args) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        hearth(capsys, dirs, *args)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: hearth" in err and "Traceback" not in err
+
+
+def test_newer_database_is_refused_in_one_line(capsys, dirs) -> None:
+    assert hearth(capsys, dirs, "--init")[0] == 0
+    db = dirs[0] / "world.db"
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA user_version = 99")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    before = db.read_bytes()
+    for args in ([], ["--status"]):
+        code, out, err = hearth(capsys, dirs, *args)
+        assert code == 1
+        assert err.count("\n") == 1 and "newer Hearth" in err and str(db) in err
+    assert db.read_bytes() == before
+
+
+def test_non_database_file_is_refused_in_one_line(capsys, dirs) -> None:
+    dirs[0].mkdir(parents=True)
+    db = dirs[0] / "world.db"
+    db.write_text("my shopping list\n")
+    code, out, err = hearth(capsys, dirs)
+    assert code == 1
+    assert err.count("\n") == 1 and "not an SQLite database" in err
+    assert db.read_text() == "my shopping list\n"
+
+
+# --- config mistakes through the real CLI ------------------------------------------------
+
+BROKEN_CONFIGS = [
+    ("settings.yaml", "world:\n  width: [500\n", "settings.yaml: line 3: "),
+    ("settings.yaml", "- just\n- a list\n", "settings.yaml: expected a mapping at the top level"),
+    ("settings.yaml", "world:\n  widht: 500\n", "settings.yaml: world.widht: "),
+    ("settings.yaml", "world:\n  width: 3\n", "settings.yaml: world.width: "),
+    ("settings.yaml", "vision:\n  radius: far\n", "settings.yaml: vision.radius: "),
+    ("settings.yaml", "placement:\n  min_spacing: 50\n  max_spacing: 10\n",
+     "settings.yaml: placement: "),
+    ("agents.yaml", "agents: []\n", "agents.yaml: agents: "),
+    ("agents.yaml", "agents:\n  - name: '../root'\n    model_id: m\n    personality: p\n",
+     "agents.yaml: agents.0.name: "),
+    ("agents.yaml",
+     "agents:\n  - {name: Ember, model_id: m, personality: p}\n"
+     "  - {name: ember, model_id: m, personality: p}\n",
+     "agents.yaml: agents: "),
+    ("recipes.yaml",
+     "recipes:\n  - {name: plank, action: work, inputs: [wood], technique: smash}\n",
+     "recipes.yaml: recipes.0.technique: "),
+    ("terrain.yaml", "terrains:\n  water: {passable: false}\n", "terrain.yaml: terrains"),
+    ("terrain.yaml", b"terrains: \xff\xfe\n", "terrain.yaml: "),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "expected"), BROKEN_CONFIGS)
+def test_config_mistakes_exit_2_with_one_line(
+    capsys, dirs, tmp_path: Path, name: str, content: str | bytes, expected: str
+) -> None:
+    config_dir = tmp_path / "config"
+    shutil.copytree(CONFIG_DIR, config_dir, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    target = config_dir / name
+    if isinstance(content, bytes):
+        target.write_bytes(content)
+    else:
+        target.write_text(content)
+    code, out, err = hearth(capsys, dirs, "--config-dir", str(config_dir), "--init")
+    assert code == 2
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"hearth: config error: {target}"), err
+    assert expected in err, err
+    assert "Traceback" not in err
+    assert not (dirs[0] / "world.db").exists(), "a config mistake must not create a world"
+
+
+# --- the real entry points -----------------------------------------------------------------
+
+
+def run_cli(argv: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HEARTH_DATA_DIR": str(tmp_path / "data"),
+           "HEARTH_AGENTS_DIR": str(tmp_path / "agents"), "PYTHONPATH": str(PROJECT_DIR)}
+    env.pop("ANTHROPIC_API_KEY", None)
+    return subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_python_dash_m_main_runs(tmp_path: Path) -> None:
+    result = run_cli([sys.executable, "-m", "main", "--status"], tmp_path)
+    assert result.returncode == 1
+    assert "hearth --init" in result.stdout
+    assert str(tmp_path / "data") in result.stdout, "HEARTH_DATA_DIR is honoured"
+
+
+def test_console_script_runs(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("hearth")
+    if not script.exists():
+        pytest.fail("the `hearth` console script is not installed: run `pip install -e .`")
+    result = run_cli([str(script)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Created a 500x500 world" in result.stdout
+    assert (tmp_path / "data" / "world.db").exists()
