@@ -40,7 +40,7 @@ _COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 def _snake_case(raw: str) -> str:
     """Item types are identifiers that agents type, so keep them uniform."""
-    if not _SNAKE_RE.match(raw):
+    if not _SNAKE_RE.fullmatch(raw):
         raise ValueError(f"{raw!r} is not a lowercase snake_case name (like 'clay_brick')")
     return raw
 
@@ -119,7 +119,7 @@ class Settings(_Model):
 
 
 def _color(raw: str) -> str:
-    if not _COLOR_RE.match(raw):
+    if not _COLOR_RE.fullmatch(raw):
         raise ValueError(f"color must be a hex colour like '#e07a5f', got {raw!r}")
     return raw
 

@@ -7,7 +7,7 @@ accepted, and an unanswered invitation lapses after INVITE_EXPIRY_TICKS.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 
 from core.constants import MAX_SPEECH_LENGTH
 from core.types import AgentName, ConversationId
@@ -15,14 +15,14 @@ from core.types import AgentName, ConversationId
 INVITE_EXPIRY_TICKS = 2
 
 
-class Privacy(str, Enum):
+class Privacy(StrEnum):
     PUBLIC = "public"
     """Anyone who can see a participant may join."""
     PRIVATE = "private"
     """Only by invitation."""
 
 
-class InvitationStatus(str, Enum):
+class InvitationStatus(StrEnum):
     PENDING = "pending"
     ACCEPTED = "accepted"
     DECLINED = "declined"

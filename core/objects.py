@@ -18,7 +18,7 @@ _ITEM_TYPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 
 def item_type(raw: str) -> str:
     """Validate a resource or item type name (lowercase snake_case)."""
-    if not isinstance(raw, str) or not _ITEM_TYPE_RE.match(raw):
+    if not isinstance(raw, str) or not _ITEM_TYPE_RE.fullmatch(raw):
         raise ValueError(
             f"invalid item type {raw!r}: use lowercase letters, digits and '_', a letter first"
         )

@@ -8,10 +8,10 @@ so that tuning the world never means editing the domain.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Terrain(str, Enum):
+class Terrain(StrEnum):
     WATER = "water"
     COAST = "coast"
     SAND = "sand"
@@ -52,7 +52,7 @@ TERRAIN_ASCII: dict[Terrain, str] = {
 }
 
 
-class Weather(str, Enum):
+class Weather(StrEnum):
     CLEAR = "clear"
     CLOUDY = "cloudy"
     RAINY = "rainy"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import NewType
 
 AgentName = NewType("AgentName", str)
@@ -24,7 +24,7 @@ def agent_name(raw: str) -> AgentName:
     Names become folder names under agents/ and trace file names, so they are
     restricted to a letter followed by letters, digits, '_' or '-' (max 32).
     """
-    if not isinstance(raw, str) or not _AGENT_NAME_RE.match(raw):
+    if not isinstance(raw, str) or not _AGENT_NAME_RE.fullmatch(raw):
         raise ValueError(
             f"invalid agent name {raw!r}: use 1-32 characters, a letter first, "
             "then letters, digits, '_' or '-'"
@@ -32,7 +32,7 @@ def agent_name(raw: str) -> AgentName:
     return AgentName(raw)
 
 
-class Direction(str, Enum):
+class Direction(StrEnum):
     """A compass direction, plus DOWN meaning "here, at my feet"."""
 
     NORTH = "north"

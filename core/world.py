@@ -8,7 +8,7 @@ full-sized: a 3x3 walled room has nine usable cells.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -16,7 +16,7 @@ from core.terrain import DEFAULT_TERRAIN, Terrain, Weather
 from core.types import CARDINALS, Direction, Position, Rect
 
 
-def _edges(raw: frozenset[Direction] | set[Direction] | tuple[Direction, ...]) -> frozenset[Direction]:
+def _edges(raw: Iterable[Direction | str]) -> frozenset[Direction]:
     edges = frozenset(Direction.parse(d) for d in raw)
     if Direction.DOWN in edges:
         raise ValueError("walls and doors stand on cell edges: 'down' is not an edge")
