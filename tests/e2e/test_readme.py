@@ -8,7 +8,8 @@ from tests.conftest import PROJECT_DIR
 
 
 def load_quickstart():
-    spec = importlib.util.spec_from_file_location("quickstart", PROJECT_DIR / ".ci" / "quickstart.py")
+    path = PROJECT_DIR / ".ci" / "quickstart.py"
+    spec = importlib.util.spec_from_file_location("quickstart", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -42,7 +42,8 @@ def wait_for(proc: subprocess.Popen[str], word: str, timeout: float = 30.0) -> N
         if line.strip() == word:
             return
         if not line and proc.poll() is not None:
-            raise AssertionError(f"writer exited early: {proc.stderr.read() if proc.stderr else ''}")
+            stderr = proc.stderr.read() if proc.stderr else ""
+            raise AssertionError(f"writer exited early: {stderr}")
     raise AssertionError(f"writer never printed {word}")
 
 
