@@ -189,6 +189,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (StorageError, CliError) as exc:
         print(f"hearth: {exc}", file=sys.stderr)
         return getattr(exc, "code", EXIT_RUNTIME)
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"hearth: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_RUNTIME
     except KeyboardInterrupt:
         print("hearth: interrupted", file=sys.stderr)
         return 130

@@ -121,6 +121,15 @@ def test_non_database_file_is_refused_in_one_line(capsys, dirs) -> None:
     assert db.read_text() == "my shopping list\n"
 
 
+def test_data_dir_that_is_a_file_is_a_one_line_error(capsys, tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    code, out, err = hearth(capsys, (blocker, tmp_path / "agents"))
+    assert code == 1
+    assert err.count("\n") == 1 and str(blocker) in err and "Traceback" not in err
+    assert blocker.read_text() == "x"
+
+
 # --- config mistakes through the real CLI ------------------------------------------------
 
 BROKEN_CONFIGS = [
