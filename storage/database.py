@@ -7,16 +7,14 @@ transaction starts; we issue `BEGIN IMMEDIATE` ourselves so the write lock is
 taken up front and a unit of work never fails half-way on a busy upgrade.
 
 Several asyncio tasks share the connection, so a transaction is guarded by a
-lock, and a context variable tells a task whether it already owns the open
-transaction (then a nested `transaction()` becomes a SAVEPOINT).
+lock, and the database remembers which task owns the open transaction (inside
+it, a nested `transaction()` becomes a SAVEPOINT; any other task waits).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import datetime as _dt
-import itertools
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -39,7 +37,6 @@ from storage.schema import HEARTH_TABLES, LATEST_VERSION
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
-_ids = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -141,9 +138,11 @@ class Database:
         self.migrated_from: int | None = None
         self.backup_path: Path | None = None
         self._lock = asyncio.Lock()
-        self._depth: contextvars.ContextVar[int] = contextvars.ContextVar(
-            f"hearth_tx_depth_{next(_ids)}", default=0
-        )
+        # The task that owns the open transaction, and its savepoint depth. A task
+        # (not a context variable) marks ownership: tasks spawned inside a unit copy
+        # the context, and must still wait for the unit rather than join it.
+        self._owner: asyncio.Task[object] | None = None
+        self._depth = 0
 
     # --- opening ---------------------------------------------------------------
 
@@ -262,9 +261,9 @@ class Database:
     @property
     def in_transaction(self) -> bool:
         """Whether the current task owns the open transaction."""
-        return self._depth.get() > 0
+        return self._owner is not None and self._owner is asyncio.current_task()
 
-    async def begin(self) -> contextvars.Token[int]:
+    async def begin(self) -> None:
         """Take the write lock and open a transaction owned by this task."""
         if self.in_transaction:
             raise StorageError("a unit of work is already open in this task")
@@ -274,42 +273,61 @@ class Database:
         except BaseException:
             self._lock.release()
             raise
-        return self._depth.set(1)
+        self._owner = asyncio.current_task()
+        self._depth = 1
 
     async def commit_and_continue(self) -> None:
         """Commit what the owning task wrote, and open a fresh transaction."""
         await self.conn.execute("COMMIT")
         await self.conn.execute("BEGIN IMMEDIATE")
 
-    async def end(self, token: contextvars.Token[int], *, commit: bool) -> None:
+    async def rollback_and_continue(self) -> None:
+        """Discard what the owning task wrote since its last commit; stay open."""
+        await self.conn.execute("ROLLBACK")
+        await self.conn.execute("BEGIN IMMEDIATE")
+
+    async def end(self, *, commit: bool) -> None:
         """Close the owned transaction (commit or roll back) and release the lock."""
         try:
             if self.conn.in_transaction:
                 await self.conn.execute("COMMIT" if commit else "ROLLBACK")
         finally:
-            self._depth.reset(token)
+            self._owner = None
+            self._depth = 0
             self._lock.release()
+
+    @asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        """Hold the write lock with no transaction open (for backups).
+
+        Refused inside the task's own unit of work: a backup would wait forever
+        for the transaction that this very task holds.
+        """
+        if self.in_transaction:
+            raise StorageError("cannot take a snapshot inside an open unit of work")
+        async with self._lock:
+            yield
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
         """Atomic block: commits on success, rolls back on error.
 
-        Inside a task's open unit of work it is a SAVEPOINT, so a repository
+        Inside the task's own open unit of work it is a SAVEPOINT, so a repository
         method is all-or-nothing on its own and still part of the larger unit.
+        Any other task (even one spawned inside the unit) waits for the lock.
         """
-        depth = self._depth.get()
-        if depth == 0:
-            token = await self.begin()
+        if not self.in_transaction:
+            await self.begin()
             ok = False
             try:
                 yield
                 ok = True
             finally:
-                await self.end(token, commit=ok)
+                await self.end(commit=ok)
             return
-        name = f"sp_{depth}"
+        name = f"sp_{self._depth}"
         await self.conn.execute(f"SAVEPOINT {name}")
-        token = self._depth.set(depth + 1)
+        self._depth += 1
         try:
             yield
         except BaseException:
@@ -319,4 +337,4 @@ class Database:
         else:
             await self.conn.execute(f"RELEASE {name}")
         finally:
-            self._depth.reset(token)
+            self._depth -= 1

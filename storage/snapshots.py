@@ -28,7 +28,10 @@ class SnapshotManager:
         # aiosqlite runs the backup on its own thread, so the target must allow that.
         target = sqlite3.connect(partial, check_same_thread=False)
         try:
-            await db.conn.backup(target)
+            # Holding the write lock keeps a unit of work from being open meanwhile,
+            # which would otherwise make the backup retry forever.
+            async with db.exclusive():
+                await db.conn.backup(target)
         finally:
             target.close()
         partial.replace(final)

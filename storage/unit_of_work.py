@@ -12,7 +12,6 @@ mid-unit leaves nothing of it behind: SQLite discards the uncommitted WAL frames
 
 from __future__ import annotations
 
-import contextvars
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -27,11 +26,10 @@ class UnitOfWork:
         self.agents = storage.agents
         self.objects = storage.objects
         self.conversations = storage.conversations
-        self._token: contextvars.Token[int] | None = None
         self.commits = 0
 
     async def __aenter__(self) -> UnitOfWork:
-        self._token = await self._db.begin()
+        await self._db.begin()
         return self
 
     async def commit(self) -> None:
@@ -41,8 +39,7 @@ class UnitOfWork:
 
     async def rollback(self) -> None:
         """Discard everything since the last commit; the unit stays open."""
-        await self._db.conn.execute("ROLLBACK")
-        await self._db.conn.execute("BEGIN IMMEDIATE")
+        await self._db.rollback_and_continue()
 
     async def __aexit__(
         self,
@@ -50,6 +47,4 @@ class UnitOfWork:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        assert self._token is not None
-        await self._db.end(self._token, commit=False)
-        self._token = None
+        await self._db.end(commit=False)

@@ -32,7 +32,7 @@ def decode_position(raw: Iterable[int]) -> Position:
 
 
 def encode_edges(edges: Iterable[Direction]) -> str:
-    """Edges as a stable comma list in compass order, e.g. 'north,east'."""
+    """Edges as a stable comma list in Direction's order, e.g. 'north,east'."""
     order = {d: i for i, d in enumerate(Direction)}
     return ",".join(d.value for d in sorted(edges, key=order.__getitem__))
 

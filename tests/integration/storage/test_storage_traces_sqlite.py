@@ -1,0 +1,65 @@
+"""Per-agent traces under traces/NAME.jsonl, and names that must not escape that folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from storage import Storage
+
+
+def _all_files(root: Path) -> set[Path]:
+    return {p for p in root.rglob("*") if p.is_file()}
+
+
+async def test_traces_are_written_and_read_per_agent(storage: Storage) -> None:
+    await storage.traces.write("Ember", {"turn": 1, "prompt": "look around", "tools": ["look"]})
+    await storage.traces.write("Ash", {"turn": 1, "reply": "héllo 🌲"})
+    await storage.traces.write("Ember", {"turn": 2, "reply": None})
+
+    ember = list(storage.traces.read("Ember"))
+    ash = list(storage.traces.read("Ash"))
+    assert [{k: v for k, v in r.items() if k != "logged_at"} for r in ember] == [
+        {"turn": 1, "prompt": "look around", "tools": ["look"]},
+        {"turn": 2, "reply": None},
+    ]
+    assert [r["reply"] for r in ash] == ["héllo 🌲"]
+    assert all(isinstance(r["logged_at"], str) and r["logged_at"] for r in ember + ash)
+    assert list(storage.traces.read("Birch")) == []
+
+    traces_dir = storage.data_dir / "traces"
+    assert storage.traces.path_for("Ember") == traces_dir / "Ember.jsonl"
+    assert sorted(p.name for p in traces_dir.iterdir()) == ["Ash.jsonl", "Ember.jsonl"]
+    lines = (traces_dir / "Ember.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["turn"] for line in lines] == [1, 2]
+
+
+async def test_traces_survive_reopening(storage: Storage, data_dir: Path) -> None:
+    await storage.traces.write("Ember", {"n": 1})
+    async with Storage(data_dir) as again:
+        await again.traces.write("Ember", {"n": 2})
+        assert [r["n"] for r in again.traces.read("Ember")] == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["../evil", "..", "../../evil", "a/b", "/tmp/evil", "evil/../../x", "", ".hidden",
+     "1abc", "x" * 33, "nul\x00byte", "back\\slash"],
+)
+async def test_an_invalid_agent_name_is_refused_and_writes_nothing(
+    storage: Storage, tmp_path: Path, bad: str
+) -> None:
+    before = _all_files(tmp_path)
+
+    with pytest.raises(ValueError):
+        await storage.traces.write(bad, {"pwned": True})
+    with pytest.raises(ValueError):
+        storage.traces.path_for(bad)
+    with pytest.raises(ValueError):
+        list(storage.traces.read(bad))
+
+    assert _all_files(tmp_path) == before
+    assert not (storage.data_dir / "evil.jsonl").exists()
+    assert not (tmp_path / "evil.jsonl").exists()
