@@ -16,7 +16,12 @@ from core.terrain import DEFAULT_TERRAIN, Terrain, Weather
 from core.types import CARDINALS, Direction, Position, Rect
 
 
+_NO_EDGES: frozenset[Direction] = frozenset()
+
+
 def _edges(raw: Iterable[Direction | str]) -> frozenset[Direction]:
+    if not raw:
+        return _NO_EDGES  # the common case: most cells have no walls
     edges = frozenset(Direction.parse(d) for d in raw)
     if Direction.DOWN in edges:
         raise ValueError("walls and doors stand on cell edges: 'down' is not an edge")
@@ -32,7 +37,8 @@ class Cell:
     doors: frozenset[Direction] = frozenset()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "terrain", Terrain(self.terrain))
+        if type(self.terrain) is not Terrain:
+            object.__setattr__(self, "terrain", Terrain(self.terrain))
         object.__setattr__(self, "walls", _edges(self.walls))
         object.__setattr__(self, "doors", _edges(self.doors))
         if not self.doors <= self.walls:

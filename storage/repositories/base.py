@@ -7,6 +7,7 @@ give equal bytes, which keeps diffs and backups comparable.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from collections.abc import Iterable
 from typing import Any
 
@@ -31,13 +32,19 @@ def decode_position(raw: Iterable[int]) -> Position:
     return Position(int(x), int(y))
 
 
+_EDGE_ORDER = {d: i for i, d in enumerate(Direction)}
+
+
 def encode_edges(edges: Iterable[Direction]) -> str:
     """Edges as a stable comma list in Direction's order, e.g. 'north,east'."""
-    order = {d: i for i, d in enumerate(Direction)}
-    return ",".join(d.value for d in sorted(edges, key=order.__getitem__))
+    if not edges:
+        return ""
+    return ",".join(d.value for d in sorted(edges, key=_EDGE_ORDER.__getitem__))
 
 
+@lru_cache(maxsize=256)
 def decode_edges(text: str) -> frozenset[Direction]:
+    """Cached: a world has only a handful of distinct edge combinations."""
     return frozenset(Direction(part) for part in text.split(",") if part)
 
 

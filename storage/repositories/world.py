@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from core.places import NamedPlace, place_key
 from core.structures import Structure
@@ -188,9 +189,15 @@ _STRUCTURE_SELECT = (
 )
 
 
+@lru_cache(maxsize=4096)
+def _cell_of(terrain: str, walls: str, doors: str) -> Cell:
+    """Cells are immutable and a world has few distinct ones: share the instances."""
+    return Cell(Terrain(terrain), decode_edges(walls), decode_edges(doors))
+
+
 def _cell(row: Iterable) -> Cell:
     terrain, walls, doors = row
-    return Cell(Terrain(terrain), decode_edges(walls), decode_edges(doors))
+    return _cell_of(terrain, walls, doors)
 
 
 def _place(row: tuple) -> NamedPlace:
