@@ -15,7 +15,6 @@ from types import MappingProxyType
 from core.terrain import DEFAULT_TERRAIN, Terrain, Weather
 from core.types import CARDINALS, Direction, Position, Rect
 
-
 _NO_EDGES: frozenset[Direction] = frozenset()
 
 

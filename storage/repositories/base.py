@@ -7,8 +7,8 @@ give equal bytes, which keeps diffs and backups comparable.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from core.types import Direction, Position
