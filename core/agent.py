@@ -35,6 +35,10 @@ class Inventory:
         if len(ids) != len(set(ids)):
             raise InventoryError("two items share one id")
 
+    def __hash__(self) -> int:
+        # The read-only mapping is not hashable itself; hash its sorted contents.
+        return hash((tuple(self.stacks.items()), self.items))
+
     @property
     def is_empty(self) -> bool:
         return not self.stacks and not self.items

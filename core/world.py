@@ -96,6 +96,9 @@ class Grid:
                 cleaned[pos] = cell
         object.__setattr__(self, "cells", MappingProxyType(cleaned))
 
+    def __hash__(self) -> int:
+        return hash((self.width, self.height, frozenset(self.cells.items())))
+
     @property
     def bounds(self) -> Rect:
         return Rect(0, 0, self.width, self.height)

@@ -331,3 +331,15 @@ def test_agent_is_frozen() -> None:
     a = make_agent()
     with pytest.raises(dataclasses.FrozenInstanceError):
         a.position = Position(0, 0)  # type: ignore[misc]
+
+
+def test_agents_and_inventories_are_hashable_by_value() -> None:
+    def make(wood: int) -> Agent:
+        return Agent(
+            name=AgentName("Ember"), model_id="m", personality="p", position=Position(1, 1),
+            inventory=Inventory({"wood": wood}),
+        )
+
+    assert hash(make(2)) == hash(make(2))
+    assert len({make(2), make(2), make(3)}) == 2
+    assert Inventory({"wood": 1, "clay": 2}) in {Inventory({"clay": 2, "wood": 1})}

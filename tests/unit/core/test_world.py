@@ -438,3 +438,10 @@ def test_world_state_advanced_and_weather() -> None:
     assert ws.with_weather("clear").weather is Weather.CLEAR  # type: ignore[arg-type]
     with pytest.raises(dataclasses.FrozenInstanceError):
         ws.tick = 9  # type: ignore[misc]
+
+
+def test_grids_are_hashable_by_value() -> None:
+    a = Grid(5, 5).with_wall(Position(1, 1), Direction.NORTH)
+    b = Grid(5, 5).with_wall(Position(1, 1), Direction.NORTH)
+    assert hash(a) == hash(b)
+    assert len({a, b, Grid(5, 5)}) == 2
