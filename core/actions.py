@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from core.constants import MAX_PLACE_NAME_LENGTH, MAX_SIGN_LENGTH, MAX_SPEECH_LENGTH
 from core.conversation import Privacy
 from core.events import DomainEvent
 from core.types import AgentName, Direction, Position
@@ -30,6 +31,13 @@ def _cardinal(action: Action, attr: str = "direction") -> None:
     _direction(action, attr)
     if not getattr(action, attr).is_cardinal:
         raise ValueError(f"{action.name} needs north, south, east or west, not 'down'")
+
+
+def _text(value: str, what: str, limit: int | None = None) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{what} cannot be empty")
+    if limit is not None and len(value) > limit:
+        raise ValueError(f"{what} is {len(value)} characters; the limit is {limit}")
 
 
 def _positive(value: int, what: str) -> None:
@@ -57,8 +65,7 @@ class ApproachAction(Action):
     target: str
 
     def __post_init__(self) -> None:
-        if not self.target.strip():
-            raise ValueError("approach needs a target")
+        _text(self.target, "approach's target")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +79,8 @@ class JourneyAction(Action):
     def __post_init__(self) -> None:
         if (self.destination is None) == (self.place_name is None):
             raise ValueError("journey needs exactly one of a destination or a place name")
+        if self.place_name is not None:
+            _text(self.place_name, "the place name", MAX_PLACE_NAME_LENGTH)
 
 
 # --- perception ---------------------------------------------------------------
@@ -219,6 +228,7 @@ class WriteSignAction(Action):
 
     def __post_init__(self) -> None:
         _direction(self)
+        _text(self.text, "the sign's text", MAX_SIGN_LENGTH)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +244,9 @@ class ReadSignAction(Action):
 class NamePlaceAction(Action):
     name: ClassVar[str] = "name_place"
     place_name: str
+
+    def __post_init__(self) -> None:
+        _text(self.place_name, "the place name", MAX_PLACE_NAME_LENGTH)
 
 
 # --- state --------------------------------------------------------------------
@@ -251,6 +264,9 @@ class SleepAction(Action):
 class SpeakAction(Action):
     name: ClassVar[str] = "speak"
     message: str
+
+    def __post_init__(self) -> None:
+        _text(self.message, "what you say", MAX_SPEECH_LENGTH)
 
 
 @dataclass(frozen=True, slots=True)

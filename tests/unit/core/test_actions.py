@@ -40,6 +40,7 @@ from core.actions import (
     WorkAction,
     WriteSignAction,
 )
+from core.constants import MAX_SIGN_LENGTH, MAX_SPEECH_LENGTH
 from core.conversation import Privacy
 from core.events import AgentMovedEvent, AgentSleptEvent
 from core.types import AgentName, Direction, Position
@@ -326,3 +327,20 @@ def test_action_result_is_frozen() -> None:
         r.success = False  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.data = {}  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("build", "phrase"),
+    [
+        (lambda: SpeakAction(message="   "), "cannot be empty"),
+        (lambda: SpeakAction(message="x" * (MAX_SPEECH_LENGTH + 1)), "the limit is"),
+        (lambda: NamePlaceAction(place_name=""), "cannot be empty"),
+        (lambda: WriteSignAction(text="\n"), "cannot be empty"),
+        (lambda: WriteSignAction(text="x" * (MAX_SIGN_LENGTH + 1)), "the limit is"),
+        (lambda: JourneyAction(place_name=" "), "cannot be empty"),
+        (lambda: ApproachAction(target=""), "cannot be empty"),
+    ],
+)
+def test_text_arguments_must_say_something_within_limits(build, phrase) -> None:
+    with pytest.raises(ValueError, match=phrase):
+        build()
