@@ -60,8 +60,8 @@ async def world_status(storage: Storage) -> WorldStatus:
             "agents": len(agents),
             "stored_cells": await storage.world.count_cells(),
             "objects": await storage.objects.count_objects(),
-            "named_places": len(await storage.world.get_all_named_places()),
-            "structures": len(await storage.world.get_all_structures()),
+            "named_places": await storage.world.count_named_places(),
+            "structures": await storage.world.count_structures(),
             "conversations": await storage.conversations.count_conversations(),
         },
         agents=[

@@ -121,8 +121,7 @@ class AgentRepository(Repository):
             return bool(await self.db.execute("DELETE FROM agents WHERE name = ?", (name,)))
 
     async def count_agents(self) -> int:
-        row = await self.db.fetchone("SELECT COUNT(*) FROM agents")
-        return int(row[0]) if row else 0
+        return await self._count("agents")
 
 
 def _encode_journey(journey: Journey) -> dict:

@@ -13,6 +13,7 @@ from typing import Any
 
 from core.types import Direction, Position
 from storage.database import Database
+from storage.schema import HEARTH_TABLES
 
 
 def dumps(value: Any) -> str:
@@ -53,3 +54,10 @@ class Repository:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+
+    async def _count(self, table: str) -> int:
+        """Rows in one of Hearth's own tables (the name is checked, never user input)."""
+        if table not in HEARTH_TABLES:
+            raise ValueError(f"not a Hearth table: {table!r}")
+        row = await self.db.fetchone(f"SELECT COUNT(*) FROM {table}")
+        return int(row[0]) if row else 0

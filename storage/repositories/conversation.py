@@ -111,8 +111,7 @@ class ConversationRepository(Repository):
         return [c for r in rows if (c := await self.get_conversation(r[0])) is not None]
 
     async def count_conversations(self) -> int:
-        row = await self.db.fetchone("SELECT COUNT(*) FROM conversations")
-        return int(row[0]) if row else 0
+        return await self._count("conversations")
 
     # --- turns -------------------------------------------------------------------------
 

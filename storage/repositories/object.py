@@ -68,8 +68,7 @@ class ObjectRepository(Repository):
             return bool(await self.db.execute("DELETE FROM objects WHERE id = ?", (object_id,)))
 
     async def count_objects(self) -> int:
-        row = await self.db.fetchone("SELECT COUNT(*) FROM objects")
-        return int(row[0]) if row else 0
+        return await self._count("objects")
 
 
 def _extras(obj: WorldObject) -> dict[str, Any]:

@@ -95,8 +95,7 @@ class WorldRepository(Repository):
         return {Position(x, y): _cell((t, w, d)) for x, y, t, w, d in rows}
 
     async def count_cells(self) -> int:
-        row = await self.db.fetchone("SELECT COUNT(*) FROM cells")
-        return int(row[0]) if row else 0
+        return await self._count("cells")
 
     # --- named places --------------------------------------------------------------
 
@@ -133,6 +132,9 @@ class WorldRepository(Repository):
             "SELECT name, x, y, named_by, tick FROM named_places ORDER BY key"
         )
         return [_place(r) for r in rows]
+
+    async def count_named_places(self) -> int:
+        return await self._count("named_places")
 
     async def delete_named_place(self, name: str) -> bool:
         async with self.db.transaction():
@@ -176,6 +178,9 @@ class WorldRepository(Repository):
     async def get_all_structures(self) -> list[Structure]:
         rows = await self.db.fetchall(f"{_STRUCTURE_SELECT} ORDER BY created_tick, id")
         return [_structure(r) for r in rows]
+
+    async def count_structures(self) -> int:
+        return await self._count("structures")
 
     async def delete_structure(self, structure_id: str) -> bool:
         async with self.db.transaction():
