@@ -87,3 +87,12 @@ AGENT_EMOJI = "👤"
 AGENT_ASCII = "A"
 SELF_EMOJI = "@"
 SELF_ASCII = "@"
+
+
+TERRAIN_ORDER: tuple[Terrain, ...] = tuple(Terrain)
+"""Terrain kinds in code order: a terrain raster stores `TERRAIN_ORDER.index(kind)`.
+
+The order is part of the on-disk format of a stored map, so new kinds go at the end.
+"""
+
+TERRAIN_CODE: dict[Terrain, int] = {kind: code for code, kind in enumerate(TERRAIN_ORDER)}

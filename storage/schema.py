@@ -157,9 +157,35 @@ _V2_CONVERSATIONS = (
     "CREATE INDEX idx_invitations_invitee ON invitations (invitee, status)",
 )
 
+_V3_TERRAIN_AND_LANDMARKS = (
+    # The generated base terrain as one compressed raster (see core/raster.py);
+    # the cells table keeps only later changes on top of it.
+    """
+    CREATE TABLE terrain_raster (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        width INTEGER NOT NULL CHECK (width > 0),
+        height INTEGER NOT NULL CHECK (height > 0),
+        encoding TEXT NOT NULL,
+        data BLOB NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE landmarks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL,
+        x INTEGER NOT NULL,
+        y INTEGER NOT NULL
+    )
+    """,
+    "CREATE INDEX idx_landmarks_pos ON landmarks (x, y)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "world, cells, agents, inventory, objects, places, structures", _V1_WORLD),
     Migration(2, "conversations, participants, turns and invitations", _V2_CONVERSATIONS),
+    Migration(3, "terrain raster and landmarks", _V3_TERRAIN_AND_LANDMARKS),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
@@ -178,5 +204,7 @@ HEARTH_TABLES = frozenset(
         "conversation_participants",
         "conversation_turns",
         "invitations",
+        "terrain_raster",
+        "landmarks",
     }
 )

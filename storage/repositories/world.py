@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
+from core.landmarks import Landmark
 from core.places import NamedPlace, place_key
+from core.raster import TerrainRaster
 from core.structures import Structure
 from core.terrain import Terrain, Weather
 from core.types import AgentName, Position, Rect
 from core.world import Cell, WorldState
 from storage.database import utc_stamp
+from storage.errors import CorruptDatabaseError
 from storage.repositories.base import (
     Repository,
     decode_edges,
@@ -20,6 +24,10 @@ from storage.repositories.base import (
     encode_position,
     loads,
 )
+
+RASTER_ENCODING = "zlib:u8"
+"""How terrain_raster.data is encoded: zlib over one terrain code byte per cell."""
+RASTER_LEVEL = 6
 
 
 class WorldRepository(Repository):
@@ -47,6 +55,67 @@ class WorldRepository(Repository):
                 (state.width, state.height, state.seed, state.tick, state.weather.value,
                  utc_stamp()),
             )
+
+    # --- terrain raster ----------------------------------------------------------
+
+    async def save_terrain(self, raster: TerrainRaster) -> None:
+        """Store the base terrain (replacing any), zlib-compressed: maps compress ~20x."""
+        data = zlib.compress(raster.codes, RASTER_LEVEL)
+        async with self.db.transaction():
+            await self.db.execute(
+                """
+                INSERT INTO terrain_raster (id, width, height, encoding, data)
+                VALUES (1, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET width = excluded.width,
+                    height = excluded.height, encoding = excluded.encoding, data = excluded.data
+                """,
+                (raster.width, raster.height, RASTER_ENCODING, data),
+            )
+
+    async def get_terrain(self) -> TerrainRaster | None:
+        """The base terrain, or None for a world created before terrain generation."""
+        row = await self.db.fetchone(
+            "SELECT width, height, encoding, data FROM terrain_raster WHERE id = 1"
+        )
+        if row is None:
+            return None
+        width, height, encoding, data = row
+        if encoding != RASTER_ENCODING:
+            raise CorruptDatabaseError(
+                f"{self.db.path}: terrain stored as {encoding!r}, which this version cannot read"
+            )
+        try:
+            return TerrainRaster(width, height, zlib.decompress(data))
+        except (zlib.error, ValueError, TypeError) as exc:
+            raise CorruptDatabaseError(
+                f"{self.db.path}: the stored terrain is damaged ({exc})"
+            ) from None
+
+    # --- landmarks -----------------------------------------------------------------
+
+    async def save_landmarks(self, landmarks: Sequence[Landmark]) -> None:
+        async with self.db.transaction():
+            await self.db.executemany(
+                "INSERT INTO landmarks (kind, name, description, x, y) VALUES (?, ?, ?, ?, ?)",
+                [(m.kind, m.name, m.description, m.position.x, m.position.y) for m in landmarks],
+            )
+
+    async def get_landmarks(self) -> list[Landmark]:
+        rows = await self.db.fetchall(
+            "SELECT kind, name, description, x, y FROM landmarks ORDER BY id"
+        )
+        return [Landmark(k, n, d, Position(x, y)) for k, n, d, x, y in rows]
+
+    async def get_landmarks_at(self, pos: Position) -> list[Landmark]:
+        rows = await self.db.fetchall(
+            "SELECT kind, name, description, x, y FROM landmarks WHERE x = ? AND y = ? "
+            "ORDER BY id",
+            (pos.x, pos.y),
+        )
+        return [Landmark(k, n, d, Position(x, y)) for k, n, d, x, y in rows]
+
+    async def count_landmarks(self) -> int:
+        return await self._count("landmarks")
 
     # --- cells -------------------------------------------------------------------
 

@@ -15,8 +15,10 @@ import pytest
 
 from core.agent import Agent, Inventory
 from core.conversation import Conversation, ConversationTurn, Invitation, Privacy
+from core.landmarks import Landmark
 from core.objects import Item, PlacedItem, Sign
 from core.places import NamedPlace
+from core.raster import TerrainRaster
 from core.structures import Structure
 from core.terrain import Terrain, Weather
 from core.types import AgentName, ConversationId, Direction, Position
@@ -38,6 +40,8 @@ async def _fill(storage: Storage) -> Agent:
         Position(2, 1): Cell(Terrain.GRASS, frozenset({Direction.NORTH})),
     })
     await storage.world.save_named_place(NamedPlace("Pond", Position(1, 1), ASH, 3))
+    await storage.world.save_terrain(TerrainRaster(16, 16, bytes([3]) * 256))
+    await storage.world.save_landmarks([Landmark("spring", "the Spring", "Cold.", Position(4, 4))])
     await storage.world.save_structure(Structure("s1", frozenset({Position(5, 5)}), ASH, 4))
     await storage.agents.save_agent(ash)
     await storage.agents.save_agent(Agent(BIRCH, "m", "q", Position(2, 2)))
