@@ -1,8 +1,9 @@
 """Hearth's command line: wires config, storage and services together.
 
     hearth                 open the world (creating it on first run) and show it
-    hearth --init          create a new world
+    hearth --init          create a new world (--seed N, --size WxH, --agents N, --force)
     hearth --status        summarise the world (--json for machines)
+    hearth --map [PATH]    draw the world: in the terminal, or as a PNG image at PATH
 
 Exit codes: 0 success, 1 a runtime problem (no world, unreadable database),
 2 a usage or configuration mistake. A user's mistake never shows a traceback.
@@ -15,21 +16,30 @@ import asyncio
 import json
 import logging
 import os
+import re
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from config import ConfigError, HearthConfig, RuntimeEnv, load_config
+from generation import estimate_memory
 from logging_config import setup_logging
+from observe.progress import creation_progress
+from observe.worldmap import render_terminal_map, supports_color, write_png
 from services.status import WorldStatus, world_status
-from services.world_setup import WorldSetupError, create_world
+from services.world_setup import NewWorld, WorldSetupError, plan_world, write_world
+from services.world_view import world_picture
 from storage import Storage, StorageError
 from storage.database import backup_to, utc_stamp
+from storage.homes import AgentHomes
 
 log = logging.getLogger("hearth")
 
 PROJECT_DIR = Path(__file__).resolve().parent
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
+MIN_SIDE = 10
+"""The smallest world side: room for a lake, a wood and a few agents."""
 
 
 class CliError(Exception):
@@ -53,17 +63,56 @@ def build_parser() -> argparse.ArgumentParser:
                         help="agents' home folders (default: $HEARTH_AGENTS_DIR or ./agents)")
     parser.add_argument("--config-dir", type=Path, metavar="DIR",
                         help="folder with settings.yaml, agents.yaml, recipes.yaml, "
-                             "terrain.yaml (default: the shipped config)")
+                             "terrain.yaml, landmarks.yaml (default: the shipped config)")
     parser.add_argument("--debug", action="store_true", help="verbose logging to stderr")
     command = parser.add_mutually_exclusive_group()
     command.add_argument("--status", action="store_true", help="summarise the world and exit")
     command.add_argument("--init", action="store_true", help="create a new world and exit")
+    command.add_argument("--map", nargs="?", const="", default=None, metavar="PATH",
+                         help="draw the whole world in the terminal, or write it to PATH "
+                              "(a .png image, one pixel per cell)")
     parser.add_argument("--json", action="store_true", help="with --status: machine-readable")
-    parser.add_argument("--seed", type=int, metavar="N",
+    parser.add_argument("--seed", type=_whole_number("--seed", minimum=0), metavar="N",
                         help="with --init: the world seed (default: settings or random)")
+    parser.add_argument("--size", type=_size, metavar="WxH",
+                        help="with --init: world size in cells, like 500x500 "
+                             "(default: settings.yaml)")
+    parser.add_argument("--agents", type=_whole_number("--agents", minimum=1), metavar="N",
+                        help="with --init: how many agents (default: those in agents.yaml; "
+                             "more get generated names and personalities)")
     parser.add_argument("--force", action="store_true",
                         help="with --init: replace an existing world (it is backed up first)")
     return parser
+
+
+def _whole_number(flag: str, minimum: int):
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} takes a whole number, not {raw!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{flag} must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+_SIZE_RE = re.compile(r"^\s*(-?\d+)\s*[xX]\s*(-?\d+)\s*$")
+
+
+def _size(raw: str) -> tuple[int, int]:
+    match = _SIZE_RE.fullmatch(raw)
+    if not match:
+        raise argparse.ArgumentTypeError(
+            f"--size takes WIDTHxHEIGHT in cells, like 500x500, not {raw!r}"
+        )
+    width, height = int(match.group(1)), int(match.group(2))
+    if width < MIN_SIDE or height < MIN_SIDE:
+        raise argparse.ArgumentTypeError(
+            f"--size {width}x{height} is too small: each side needs at least {MIN_SIDE} cells"
+        )
+    return width, height
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -71,8 +120,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.json and not args.status:
         parser.error("--json goes with --status")
-    if (args.seed is not None or args.force) and not args.init:
-        parser.error("--seed and --force go with --init")
+    init_only = [flag for flag, used in (("--seed", args.seed is not None),
+                                          ("--size", args.size is not None),
+                                          ("--agents", args.agents is not None),
+                                          ("--force", args.force)) if used]
+    if init_only and not args.init:
+        parser.error(f"{', '.join(init_only)} go{'es' if len(init_only) == 1 else ''} with --init")
     return args
 
 
@@ -85,18 +138,22 @@ def format_status(status: WorldStatus) -> str:
     lines = [
         f"Hearth world  {status.db_path}",
         f"  size {status.width}x{status.height}   seed {status.seed}   tick {status.tick}"
-        f"   weather {status.weather}",
+        f"   {status.time_of_day}   weather {status.weather}",
         f"  schema v{status.schema_version}   {status.db_bytes / 1024:.0f} KiB   "
         + "   ".join(f"{k.replace('_', ' ')} {v}" for k, v in status.counts.items()),
-        f"  agents ({len(status.agents)}):",
+        "  terrain: "
+        + "  ".join(f"{kind} {share:.1%}" for kind, share in status.terrain_shares.items()),
+        f"  landmarks ({len(status.landmarks)}):",
     ]
+    for m in status.landmarks:
+        lines.append(f"    {m.name:<24} ({m.x}, {m.y})  {m.kind}")
+    lines.append(f"  agents ({len(status.agents)}):")
     for a in status.agents:
-        state = "asleep" if a.sleeping else ("journeying" if a.journeying else "awake")
-        lines.append(f"    {a.name:<12} ({a.x}, {a.y})  {state:<10} {a.model_id}")
+        lines.append(f"    {a.name:<12} ({a.x}, {a.y})  {a.state:<10} {a.model_id}")
     return "\n".join(lines)
 
 
-async def show_status(env: RuntimeEnv, as_json: bool) -> int:
+async def show_status(env: RuntimeEnv, config: HearthConfig, as_json: bool) -> int:
     if not Storage.world_exists(env.data_dir):
         message = (
             f"No world in {env.data_dir} yet. Create one with `hearth --init` "
@@ -108,46 +165,146 @@ async def show_status(env: RuntimeEnv, as_json: bool) -> int:
             print(message)
         return EXIT_RUNTIME
     async with Storage(env.data_dir, create=False, read_only=True) as storage:
-        status = await world_status(storage)
+        status = await world_status(storage, config.settings.time)
     print(json.dumps(status.to_dict(), indent=2) if as_json else format_status(status))
     return EXIT_OK if status.initialised else EXIT_RUNTIME
 
 
-def set_aside(data_dir: Path) -> Path:
-    """Back up an existing world and its event log, then clear the way for a new one."""
+def set_aside(env: RuntimeEnv, names: Sequence[str]) -> Path:
+    """Back up an existing world, its event log and the homes a new world would reuse."""
+    data_dir = env.data_dir
     db = data_dir / "world.db"
     stamp = utc_stamp()
-    saved = backup_to(db, data_dir / "backups" / f"world.replaced.{stamp}.db")
+    backups = data_dir / "backups"
+    saved = backup_to(db, backups / f"world.replaced.{stamp}.db")
     for suffix in ("", "-wal", "-shm"):
         (data_dir / f"world.db{suffix}").unlink(missing_ok=True)
     events = data_dir / "events.jsonl"
     if events.exists():
-        events.replace(data_dir / "backups" / f"events.replaced.{stamp}.jsonl")
+        events.replace(backups / f"events.replaced.{stamp}.jsonl")
+    # An agent's files are their inner life: never deleted, moved aside with the world.
+    homes = AgentHomes(env.agents_dir)
+    for name in names:
+        if homes.exists(name):
+            target = backups / f"agents.replaced.{stamp}" / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(homes.path(name)), str(target))
     return saved
 
 
+def _available_memory() -> int | None:
+    """Bytes of memory the system could give us now, or None if unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_fits_in_memory(width: int, height: int) -> None:
+    needed = estimate_memory(width, height)
+    available = _available_memory()
+    if available is not None and needed > available:
+        raise CliError(
+            f"a {width}x{height} world needs about {needed / 2**30:.1f} GiB of memory to "
+            f"generate and this machine has {available / 2**30:.1f} GiB free; "
+            "choose a smaller --size",
+            EXIT_USAGE,
+        )
+
+
 async def init_world(
-    env: RuntimeEnv, config: HearthConfig, seed: int | None, force: bool
+    env: RuntimeEnv,
+    config: HearthConfig,
+    *,
+    seed: int | None = None,
+    size: tuple[int, int] | None = None,
+    agents: int | None = None,
+    force: bool = False,
 ) -> int:
-    if Storage.world_exists(env.data_dir):
-        if not force:
-            raise CliError(
-                f"a world already exists in {env.data_dir}; use --init --force to replace it "
-                "(the old one is backed up first)"
-            )
-        saved = set_aside(env.data_dir)
-        print(f"The previous world was saved to {saved}")
-    async with Storage(env.data_dir, synchronous=config.settings.storage.synchronous) as storage:
+    exists = Storage.world_exists(env.data_dir)
+    if exists and not force:
+        raise CliError(
+            f"a world already exists in {env.data_dir}; use --init --force to replace it "
+            "(the old one is backed up first)",
+            EXIT_USAGE,
+        )
+    width, height = size or (config.settings.world.width, config.settings.world.height)
+    check_fits_in_memory(width, height)
+    with creation_progress(sys.stderr, enabled=sys.stderr.isatty()) as progress:
         try:
-            world = await create_world(storage, config, seed)
+            world = plan_world(
+                config, seed=seed, size=(width, height), agent_count=agents, progress=progress
+            )
         except WorldSetupError as exc:
             raise CliError(str(exc), EXIT_USAGE) from None
-    env.agents_dir.mkdir(parents=True, exist_ok=True)
+    if exists:
+        saved = set_aside(env, [a.name for a in world.agents])
+        print(f"The previous world was saved to {saved}")
+    homes = AgentHomes(env.agents_dir)
+    async with Storage(env.data_dir, synchronous=config.settings.storage.synchronous) as storage:
+        await write_world(storage, world, config, homes)
+        db_path = storage.db_path
+    print(describe_new_world(world, db_path, homes))
+    return EXIT_OK
+
+
+def describe_new_world(world: NewWorld, db_path: Path, homes: AgentHomes) -> str:
     state = world.state
-    print(
-        f"Created a {state.width}x{state.height} world (seed {state.seed}) in {env.data_dir} "
-        f"with {len(world.agents)} agents: " + ", ".join(a.name for a in world.agents)
-    )
+    shares = world.terrain.shares()
+    total = sum(world.seconds.values())
+    lines = [
+        f"Created a {state.width}x{state.height} world (seed {state.seed}) "
+        f"in {total:.2f} s.",
+        "  terrain   " + "  ".join(f"{t.value} {v:.0%}" for t, v in shares.items()),
+        f"  landmarks {len(world.landmarks)}: " + ", ".join(m.name for m in world.landmarks),
+        f"  agents    {len(world.agents)}: "
+        + ", ".join(f"{a.name} ({a.position.x}, {a.position.y})" for a in world.agents),
+    ]
+    if world.generated_agents:
+        lines.append(f"            generated: {', '.join(world.generated_agents)}")
+    lines += [
+        f"  database  {db_path}",
+        f"  homes     {homes.root}/<name>/ (journal.md, notes.md, discoveries.md, .status)",
+        "Next: `hearth --status` for a summary, `hearth --map` to see it, "
+        "`hearth --map world.png` for an image.",
+    ]
+    return "\n".join(lines)
+
+
+async def draw_map(env: RuntimeEnv, target: str) -> int:
+    path = Path(target) if target else None
+    if path is not None and path.suffix.lower() != ".png":
+        suffix = path.suffix or "no suffix"
+        raise CliError(f"--map writes PNG images: give a path ending in .png ({suffix} given)",
+                       EXIT_USAGE)
+    if not Storage.world_exists(env.data_dir):
+        raise CliError(f"no world in {env.data_dir} yet; create one with `hearth --init`")
+    async with Storage(env.data_dir, create=False, read_only=True) as storage:
+        picture = await world_picture(storage)
+    if picture is None:
+        raise CliError(f"{env.data_dir}: the database holds no world yet (run hearth --init)")
+    if path is not None:
+        write_png(path, picture.codes, agents=picture.agents, landmarks=picture.landmarks)
+        height, width = picture.codes.shape
+        print(f"Wrote {path} ({width}x{height} pixels, one per cell; "
+              f"{len(picture.agents)} agents and {len(picture.landmarks)} landmarks marked)")
+        return EXIT_OK
+    columns, rows = shutil.get_terminal_size((100, 40))
+    color = supports_color(sys.stdout, os.environ)
+    try:
+        text = render_terminal_map(picture.codes, max_columns=columns, max_rows=max(rows - 1, 4),
+                                   color=color, agents=picture.agents,
+                                   landmarks=picture.landmarks)
+    except ValueError as exc:
+        raise CliError(f"cannot draw the map here: {exc}", EXIT_USAGE) from None
+    print(text)
     return EXIT_OK
 
 
@@ -155,7 +312,7 @@ async def open_world(env: RuntimeEnv, config: HearthConfig) -> int:
     """The main job: make sure a world exists, then show it."""
     if not Storage.world_exists(env.data_dir):
         print("No world yet: creating one.")
-        await init_world(env, config, seed=None, force=False)
+        await init_world(env, config)
     else:
         # Opening for writing applies pending migrations (after a backup).
         async with Storage(env.data_dir, create=False) as storage:
@@ -164,7 +321,7 @@ async def open_world(env: RuntimeEnv, config: HearthConfig) -> int:
                     f"Migrated {storage.db_path} from schema v{storage.db.migrated_from}; "
                     f"the previous file is saved at {storage.db.backup_path}"
                 )
-    return await show_status(env, as_json=False)
+    return await show_status(env, config, as_json=False)
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -172,9 +329,12 @@ async def run(args: argparse.Namespace) -> int:
     env = RuntimeEnv.resolve(os.environ, PROJECT_DIR, args.data_dir, args.agents_dir)
     log.debug("data dir %s, agents dir %s", env.data_dir, env.agents_dir)
     if args.status:
-        return await show_status(env, args.json)
+        return await show_status(env, config, args.json)
     if args.init:
-        return await init_world(env, config, args.seed, args.force)
+        return await init_world(env, config, seed=args.seed, size=args.size,
+                                agents=args.agents, force=args.force)
+    if args.map is not None:
+        return await draw_map(env, args.map)
     return await open_world(env, config)
 
 

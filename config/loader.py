@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 from yaml.constructor import ConstructorError
 from yaml.reader import ReaderError
 
-from config.models import AgentsConfig, RecipeBook, Settings, TerrainConfig
+from config.models import AgentsConfig, LandmarksConfig, RecipeBook, Settings, TerrainConfig
 
 CONFIG_DIR: Path = Path(__file__).resolve().parent
 """Where the shipped default YAML files live."""
@@ -214,6 +214,10 @@ def load_terrain(path: Path) -> TerrainConfig:
     return load_model(path, TerrainConfig)
 
 
+def load_landmarks(path: Path) -> LandmarksConfig:
+    return load_model(path, LandmarksConfig)
+
+
 # --------------------------------------------------------------------------- everything
 
 
@@ -223,14 +227,16 @@ class HearthConfig:
     agents: AgentsConfig
     recipes: RecipeBook
     terrain: TerrainConfig
+    landmarks: LandmarksConfig
 
 
 def load_config(config_dir: Path | None = None) -> HearthConfig:
-    """Load the four files of a config folder (the shipped defaults if None).
+    """Load the five files of a config folder (the shipped defaults if None).
 
     Also checks what no single file can: that every recipe can actually be made
     from what the terrain yields, so a typo in an input name is caught here
-    rather than discovered by an agent that never manages to craft.
+    rather than discovered by an agent that never manages to craft; and that
+    every landmark may stand on some terrain agents can walk on.
     """
     folder = CONFIG_DIR if config_dir is None else Path(config_dir)
     config = HearthConfig(
@@ -238,8 +244,10 @@ def load_config(config_dir: Path | None = None) -> HearthConfig:
         agents=load_agents(folder / "agents.yaml"),
         recipes=load_recipes(folder / "recipes.yaml"),
         terrain=load_terrain(folder / "terrain.yaml"),
+        landmarks=load_landmarks(folder / "landmarks.yaml"),
     )
     _check_recipes_reachable(config, folder / "recipes.yaml")
+    _check_landmarks_walkable(config, folder / "landmarks.yaml")
     return config
 
 
@@ -262,3 +270,25 @@ def _check_recipes_reachable(config: HearthConfig, path: Path) -> None:
     if rest:
         problem += f" (and {rest} more problem{'s' if rest > 1 else ''})"
     raise ConfigError(path, problem, f"recipes.{index}")
+
+
+def _check_landmarks_walkable(config: HearthConfig, path: Path) -> None:
+    """A landmark that may only stand on impassable terrain could never be visited."""
+    passable = {kind for kind, spec in config.terrain.terrains.items() if spec.passable}
+    stranded = [
+        (kind, spec)
+        for kind, spec in config.landmarks.landmarks.items()
+        if not passable.intersection(spec.terrains)
+    ]
+    if not stranded:
+        return
+    kind, spec = stranded[0]
+    names = ", ".join(terrain.value for terrain in spec.terrains)
+    problem = (
+        f"landmark {kind!r} may only stand on impassable terrain ({names}): "
+        "nobody could reach it"
+    )
+    rest = len(stranded) - 1
+    if rest:
+        problem += f" (and {rest} more problem{'s' if rest > 1 else ''})"
+    raise ConfigError(path, problem, f"landmarks.{kind}.terrains")

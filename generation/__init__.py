@@ -1,4 +1,25 @@
-"""World generation: WFC terrain, landmarks and agent placement (issue 3).
+"""World creation: WFC terrain, landmarks and where agents first stand.
 
-Empty until then; the layer contracts already keep it independent of storage and config.
+Pure computation over numpy arrays; nothing here touches the database or files.
+Terrain maps are (height, width) uint8 arrays of codes in `core.terrain.TERRAIN_ORDER`.
 """
+
+from generation.terrain import (
+    GeneratedTerrain,
+    estimate_memory,
+    generate,
+    generate_terrain,
+    generate_terrain_grid,
+    sparse_terrain,
+)
+from generation.tileset import Tileset
+
+__all__ = [
+    "GeneratedTerrain",
+    "Tileset",
+    "estimate_memory",
+    "generate",
+    "generate_terrain",
+    "generate_terrain_grid",
+    "sparse_terrain",
+]

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
+from config.models import TimeSettings
+from core.clock import time_of_day
+from core.terrain import TERRAIN_ORDER
+from services.world_view import terrain_codes
 from storage import LATEST_VERSION, Storage
 
 
@@ -16,6 +22,15 @@ class AgentSummary:
     model_id: str
     sleeping: bool
     journeying: bool
+    state: str
+
+
+@dataclass(frozen=True)
+class LandmarkSummary:
+    kind: str
+    name: str
+    x: int
+    y: int
 
 
 @dataclass(frozen=True)
@@ -30,15 +45,27 @@ class WorldStatus:
     seed: int | None
     tick: int | None
     weather: str | None
+    time_of_day: str | None
     counts: dict[str, int]
     agents: list[AgentSummary]
+    terrain_shares: dict[str, float] = field(default_factory=dict)
+    landmarks: list[LandmarkSummary] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-async def world_status(storage: Storage) -> WorldStatus:
+async def world_status(storage: Storage, clock: TimeSettings | None = None) -> WorldStatus:
+    """Everything `--status` shows; `clock` (settings.time) names the time of day."""
+    clock = clock or TimeSettings()
     state = await storage.world.get_world_state()
+    shares: dict[str, float] = {}
+    if state is not None:
+        codes = await terrain_codes(storage, state.width, state.height)
+        counts = np.bincount(codes.reshape(-1), minlength=len(TERRAIN_ORDER))
+        shares = {t.value: round(float(counts[i]) / codes.size, 4)
+                  for i, t in enumerate(TERRAIN_ORDER)}
+    landmarks = await storage.world.get_landmarks() if state is not None else []
     agents = await storage.agents.get_all_agents()
     db_bytes = sum(
         p.stat().st_size
@@ -56,12 +83,16 @@ async def world_status(storage: Storage) -> WorldStatus:
         seed=state.seed if state else None,
         tick=state.tick if state else None,
         weather=state.weather.value if state else None,
+        time_of_day=(
+            str(time_of_day(state.tick, clock.ticks_per_day, clock.start_hour)) if state else None
+        ),
         counts={
             "agents": len(agents),
             "stored_cells": await storage.world.count_cells(),
             "objects": await storage.objects.count_objects(),
             "named_places": await storage.world.count_named_places(),
             "structures": await storage.world.count_structures(),
+            "landmarks": len(landmarks),
             "conversations": await storage.conversations.count_conversations(),
         },
         agents=[
@@ -72,7 +103,14 @@ async def world_status(storage: Storage) -> WorldStatus:
                 model_id=a.model_id,
                 sleeping=a.is_sleeping,
                 journeying=a.journey is not None,
+                state="asleep" if a.is_sleeping else (
+                    "journeying" if a.journey is not None else "awake"
+                ),
             )
             for a in agents
+        ],
+        terrain_shares=shares,
+        landmarks=[
+            LandmarkSummary(m.kind, m.name, m.position.x, m.position.y) for m in landmarks
         ],
     )

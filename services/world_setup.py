@@ -1,32 +1,56 @@
-"""Creating a new world's database: its size, its seed and its first inhabitants.
+"""Creating a new world: terrain, landmarks, residents, their homes, one database.
 
-Until terrain generation lands, a new world is open grassland (cells are stored
-sparsely, so an all-grass world has no cell rows). Agents are placed in a row
-through the centre, `min_spacing` apart, so every pair is within the configured
-spacing band; a request that cannot satisfy the band is refused clearly.
+Order of work: generate the terrain (WFC), find the ground everyone can reach,
+put landmarks on fitting cells there, place the agents (on grass, spaced apart,
+all in that one region), then write everything in a single unit of work, so a
+world is either fully created or not at all. Home folders come last; they never
+overwrite what an agent already wrote.
+
+Every random choice derives from the world's seed: the same seed, size, config
+and agent count give the same world.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from config import AgentConfig, HearthConfig
+import numpy as np
+
+from config import HearthConfig
 from core.agent import Agent
+from core.clock import time_of_day
+from core.landmarks import Landmark
+from core.raster import TerrainRaster
+from core.terrain import TERRAIN_CODE, Terrain
 from core.types import AgentName, Position
 from core.world import WorldState
+from generation import GeneratedTerrain, Tileset, generate
+from generation.landmarks import place_landmarks
+from generation.placement import PlacementError, find_agent_positions
+from generation.regions import largest_region
+from services.roster import Resident, roster
 from storage import Storage
+from storage.homes import AgentHomes
+
+Progress = Callable[[str, float], None]
 
 
 class WorldSetupError(Exception):
-    """A world cannot be created as asked; the message says why."""
+    """A world cannot be created as asked; the message says why and what to change."""
 
 
 @dataclass(frozen=True)
 class NewWorld:
     state: WorldState
     agents: tuple[Agent, ...]
+    landmarks: tuple[Landmark, ...]
+    terrain: GeneratedTerrain
+    generated_agents: tuple[str, ...]
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Wall time per stage: terrain, placement, database, homes."""
 
 
 def pick_seed(configured: int | None, override: int | None) -> int:
@@ -38,54 +62,122 @@ def pick_seed(configured: int | None, override: int | None) -> int:
     return random.SystemRandom().randrange(2**31)
 
 
-def row_positions(
-    width: int, height: int, count: int, min_spacing: int, max_spacing: int
-) -> list[Position]:
-    """`count` positions in a centred row, each pair between the spacing bounds."""
-    if count == 0:
-        return []
-    span = (count - 1) * min_spacing
-    if count > 2 and span > max_spacing:
-        raise WorldSetupError(
-            f"{count} agents cannot stand in a row with every pair {min_spacing}-{max_spacing} "
-            "cells apart; lower placement.min_spacing or raise placement.max_spacing"
-        )
-    if span >= width:
-        raise WorldSetupError(
-            f"{count} agents {min_spacing} cells apart need a world wider than {span} cells "
-            f"(it is {width}); widen world.width or lower placement.min_spacing"
-        )
-    x0 = (width - 1 - span) // 2
-    y = height // 2
-    return [Position(x0 + i * min_spacing, y) for i in range(count)]
+def status_text(agent: Agent, state: WorldState, config: HearthConfig) -> str:
+    """The .status file: where and when, never inventory (that is for the prompt)."""
+    clock = config.settings.time
+    when = time_of_day(state.tick, clock.ticks_per_day, clock.start_hour)
+    return (
+        "# Written by Hearth; changes here are overwritten.\n"
+        f"name: {agent.name}\n"
+        f"tick: {state.tick}\n"
+        f"time: {when}\n"
+        f"weather: {state.weather.value}\n"
+        f"position: ({agent.position.x}, {agent.position.y})\n"
+        f"asleep: {'yes' if agent.is_sleeping else 'no'}\n"
+    )
 
 
-def _agent(spec: AgentConfig, position: Position) -> Agent:
+def _agent(resident: Resident, position: Position) -> Agent:
     return Agent(
-        name=AgentName(spec.name),
-        model_id=spec.model_id,
-        personality=spec.personality,
+        name=AgentName(resident.name),
+        model_id=resident.model_id,
+        personality=resident.personality,
         position=position,
     )
 
 
-async def create_world(
-    storage: Storage, config: HearthConfig, seed: int | None = None
+def plan_world(
+    config: HearthConfig,
+    *,
+    seed: int | None = None,
+    size: tuple[int, int] | None = None,
+    agent_count: int | None = None,
+    progress: Progress | None = None,
 ) -> NewWorld:
-    """Write a fresh world into an empty database, all in one unit of work."""
+    """Generate a world in memory: nothing is written, so a refusal loses nothing."""
+    settings = config.settings
+    width, height = size or (settings.world.width, settings.world.height)
+    world_seed = pick_seed(settings.world.seed, seed)
+    try:
+        residents = roster(config.agents.agents, agent_count, world_seed)
+    except ValueError as exc:
+        raise WorldSetupError(str(exc)) from None
+    seconds: dict[str, float] = {}
+
+    started = time.perf_counter()
+    tileset = Tileset.from_traits(config.terrain.terrains)
+    terrain = generate(width, height, world_seed, tileset=tileset, progress=progress)
+    seconds["terrain"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    if progress:
+        progress("placing landmarks and agents", 1.0)
+    codes = terrain.codes
+    reachable = largest_region(tileset.passable[codes])
+    rng = np.random.default_rng([world_seed, 1])
+    landmarks = tuple(place_landmarks(codes, config.landmarks, rng, reachable=reachable))
+    try:
+        positions = find_agent_positions(
+            reachable,
+            codes == TERRAIN_CODE[Terrain.GRASS],
+            len(residents),
+            min_spacing=settings.placement.min_spacing,
+            max_spacing=settings.placement.max_spacing,
+            rng=rng,
+            avoid=[m.position for m in landmarks],
+        )
+    except PlacementError as exc:
+        raise WorldSetupError(f"cannot place {len(residents)} agents: {exc}") from None
+    agents = tuple(_agent(r, p) for r, p in zip(residents, positions, strict=True))
+    seconds["placement"] = time.perf_counter() - started
+    return NewWorld(
+        state=WorldState(width, height, world_seed),
+        agents=agents,
+        landmarks=landmarks,
+        terrain=terrain,
+        generated_agents=tuple(r.name for r in residents if r.generated),
+        seconds=seconds,
+    )
+
+
+async def write_world(
+    storage: Storage,
+    world: NewWorld,
+    config: HearthConfig,
+    homes: AgentHomes | None = None,
+) -> None:
+    """Write a planned world in one unit of work, then make the agents' homes."""
     if await storage.world.get_world_state() is not None:
         raise WorldSetupError(f"{storage.db_path} already holds a world")
-    world = config.settings.world
-    placement = config.settings.placement
-    specs: Sequence[AgentConfig] = config.agents.agents
-    positions = row_positions(
-        world.width, world.height, len(specs), placement.min_spacing, placement.max_spacing
-    )
-    state = WorldState(world.width, world.height, pick_seed(world.seed, seed))
-    agents = tuple(_agent(spec, pos) for spec, pos in zip(specs, positions, strict=True))
+    started = time.perf_counter()
+    state = world.state
+    raster = TerrainRaster(state.width, state.height, world.terrain.codes.tobytes())
     async with storage.unit_of_work() as uow:
         await uow.world.save_world_state(state)
-        for agent in agents:
+        await uow.world.save_terrain(raster)
+        await uow.world.save_landmarks(world.landmarks)
+        for agent in world.agents:
             await uow.agents.save_agent(agent)
         await uow.commit()
-    return NewWorld(state, agents)
+    world.seconds["database"] = time.perf_counter() - started
+    started = time.perf_counter()
+    if homes is not None:
+        for agent in world.agents:
+            homes.create(agent.name, status_text(agent, state, config))
+    world.seconds["homes"] = time.perf_counter() - started
+
+
+async def create_world(
+    storage: Storage,
+    config: HearthConfig,
+    *,
+    homes: AgentHomes | None = None,
+    seed: int | None = None,
+    size: tuple[int, int] | None = None,
+    agent_count: int | None = None,
+    progress: Progress | None = None,
+) -> NewWorld:
+    """Plan and write a fresh world into an empty database."""
+    world = plan_world(config, seed=seed, size=size, agent_count=agent_count, progress=progress)
+    await write_world(storage, world, config, homes)
+    return world

@@ -67,7 +67,7 @@ def test_init_with_seed_records_it_and_refuses_to_overwrite(capsys, dirs) -> Non
     assert json.loads(out)["seed"] == 42
 
     code, out, err = hearth(capsys, dirs, "--init")
-    assert code == 1
+    assert code == 2
     assert err.count("\n") == 1 and "already exists" in err and "--force" in err
 
 

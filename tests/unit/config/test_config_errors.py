@@ -348,7 +348,7 @@ def test_config_error_survives_pickling() -> None:
 
 
 def test_unreachable_recipe_is_reported_by_load_config(tmp_path: Path) -> None:
-    for name in ("settings.yaml", "agents.yaml", "terrain.yaml"):
+    for name in ("settings.yaml", "agents.yaml", "terrain.yaml", "landmarks.yaml"):
         (tmp_path / name).write_bytes((CONFIG_DIR / name).read_bytes())
     fiber = {"name": "fiber", "action": "work", "inputs": ["grass"], "technique": "strip"}
     typo = {**COMBINE, "inputs": ["stik", "fiber"]}

@@ -18,7 +18,9 @@ def shipped() -> HearthConfig:
 
 def test_yaml_files_live_in_the_package_folder() -> None:
     names = {p.name for p in CONFIG_DIR.glob("*.yaml")}
-    assert names == {"settings.yaml", "agents.yaml", "recipes.yaml", "terrain.yaml"}
+    assert names == {
+        "settings.yaml", "agents.yaml", "recipes.yaml", "terrain.yaml", "landmarks.yaml"
+    }
 
 
 def test_load_config_with_explicit_folder_matches_default(shipped: HearthConfig) -> None:

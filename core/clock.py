@@ -1,0 +1,46 @@
+"""World time: which hour of the day a tick falls on, and what to call it.
+
+A tick is one step of the world. `ticks_per_day` of them make a day, and a new
+world starts at `start_hour`, both from settings.yaml.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOfDay:
+    day: int
+    """Day number, starting at 1."""
+    hour: int
+    minute: int
+
+    @property
+    def period(self) -> str:
+        """night (22-5), morning (5-12), afternoon (12-17) or evening (17-22)."""
+        if 5 <= self.hour < 12:
+            return "morning"
+        if 12 <= self.hour < 17:
+            return "afternoon"
+        if 17 <= self.hour < 22:
+            return "evening"
+        return "night"
+
+    @property
+    def is_night(self) -> bool:
+        return self.period == "night"
+
+    def __str__(self) -> str:
+        return f"day {self.day}, {self.hour:02d}:{self.minute:02d} ({self.period})"
+
+
+def time_of_day(tick: int, ticks_per_day: int, start_hour: int) -> TimeOfDay:
+    if tick < 0 or ticks_per_day < 1 or not 0 <= start_hour < 24:
+        raise ValueError(
+            f"bad clock: tick {tick}, ticks_per_day {ticks_per_day}, start_hour {start_hour}"
+        )
+    minutes = start_hour * 60 + tick * 24 * 60 // ticks_per_day
+    day, minute_of_day = divmod(minutes, 24 * 60)
+    hour, minute = divmod(minute_of_day, 60)
+    return TimeOfDay(day + 1, hour, minute)
