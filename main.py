@@ -11,11 +11,17 @@ Exit codes: 0 success, 1 a runtime problem (no world, unreadable database),
 
 from __future__ import annotations
 
+import os
+
+# Before numpy loads: Hearth's matrices are small, and BLAS threads spinning
+# against the engine's own threads made world generation 3x slower under load.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import argparse
 import asyncio
 import json
 import logging
-import os
 import re
 import shutil
 import sys
@@ -309,7 +315,9 @@ async def draw_map(env: RuntimeEnv, target: str) -> int:
 
 
 async def open_world(env: RuntimeEnv, config: HearthConfig) -> int:
-    """The main job: make sure a world exists, then show it."""
+    """The main job: make sure a world exists, then show it (status and map).
+
+    The live terminal UI takes this place when it lands (issue 7)."""
     if not Storage.world_exists(env.data_dir):
         print("No world yet: creating one.")
         await init_world(env, config)
@@ -321,7 +329,11 @@ async def open_world(env: RuntimeEnv, config: HearthConfig) -> int:
                     f"Migrated {storage.db_path} from schema v{storage.db.migrated_from}; "
                     f"the previous file is saved at {storage.db.backup_path}"
                 )
-    return await show_status(env, config, as_json=False)
+    code = await show_status(env, config, as_json=False)
+    if code == EXIT_OK:
+        print()
+        code = await draw_map(env, "")
+    return code
 
 
 async def run(args: argparse.Namespace) -> int:

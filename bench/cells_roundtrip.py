@@ -1,6 +1,6 @@
 """Measure writing and reading many cells through the cell repository.
 
-Run: .venv/bin/python bench/cells_roundtrip.py [ROWS]
+Run: python -m bench cells   (or python bench/cells_roundtrip.py [ROWS])
 Prints seconds and rows per second for set_cells and get_all_cells on a real file.
 """
 
@@ -20,7 +20,7 @@ from core.world import Cell, WorldState  # noqa: E402
 from storage import Storage  # noqa: E402
 
 
-async def measure(rows: int) -> None:
+async def measure(rows: int) -> tuple[float, float]:
     width = 500
     kinds = [
         Cell(Terrain.FOREST),
@@ -37,11 +37,21 @@ async def measure(rows: int) -> None:
             start = time.perf_counter()
             back = await storage.world.get_all_cells()
             read = time.perf_counter() - start
-    assert back == cells
-    print(f"cells: {rows}")
-    print(f"set_cells:     {wrote:.3f} s  ({rows / wrote:,.0f} rows/s)")
-    print(f"get_all_cells: {read:.3f} s  ({rows / read:,.0f} rows/s)")
+    if back != cells:
+        raise RuntimeError("cells did not round-trip")
+    return wrote, read
+
+
+def run(rows: int = 150_000) -> list:
+    from bench import Figure
+
+    wrote, read = asyncio.run(measure(rows))
+    return [
+        Figure(f"set_cells {rows:,} rows", f"{wrote:.3f} s ({rows / wrote:,.0f} rows/s)"),
+        Figure(f"get_all_cells {rows:,} rows", f"{read:.3f} s ({rows / read:,.0f} rows/s)"),
+    ]
 
 
 if __name__ == "__main__":
-    asyncio.run(measure(int(sys.argv[1]) if len(sys.argv) > 1 else 150_000))
+    for figure in run(int(sys.argv[1]) if len(sys.argv) > 1 else 150_000):
+        print(f"{figure.name}: {figure.value}")
