@@ -56,8 +56,36 @@ class CliError(Exception):
         self.code = code
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line (the full usage is in --help)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+VALUE_FLAGS = ("--size", "--agents", "--seed")
+
+
+def _glue_values(argv: Sequence[str]) -> list[str]:
+    """`--size -5x10` -> `--size=-5x10`: argparse would take `-5x10` for a flag and
+    report a missing value instead of the real mistake."""
+    out: list[str] = []
+    tokens = list(argv)
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in VALUE_FLAGS and i + 1 < len(tokens) and tokens[i + 1].startswith("-") \
+                and not tokens[i + 1].startswith("--"):
+            out.append(f"{token}={tokens[i + 1]}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="hearth",
         description="Hearth: a grid world where language-model agents live. "
         "With no command, opens the world (creating it on first run) and shows it.",
@@ -78,12 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="draw the whole world in the terminal, or write it to PATH "
                               "(a .png image, one pixel per cell)")
     parser.add_argument("--json", action="store_true", help="with --status: machine-readable")
-    parser.add_argument("--seed", type=_whole_number("--seed", minimum=0), metavar="N",
+    parser.add_argument("--seed", type=_whole_number(minimum=0), metavar="N",
                         help="with --init: the world seed (default: settings or random)")
     parser.add_argument("--size", type=_size, metavar="WxH",
                         help="with --init: world size in cells, like 500x500 "
                              "(default: settings.yaml)")
-    parser.add_argument("--agents", type=_whole_number("--agents", minimum=1), metavar="N",
+    parser.add_argument("--agents", type=_whole_number(minimum=1), metavar="N",
                         help="with --init: how many agents (default: those in agents.yaml; "
                              "more get generated names and personalities)")
     parser.add_argument("--force", action="store_true",
@@ -91,14 +119,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _whole_number(flag: str, minimum: int):
+def _whole_number(minimum: int):
     def parse(raw: str) -> int:
         try:
             value = int(raw, 10)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} takes a whole number, not {raw!r}") from None
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {raw!r}") from None
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"{flag} must be at least {minimum}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
         return value
 
     return parse
@@ -111,19 +139,19 @@ def _size(raw: str) -> tuple[int, int]:
     match = _SIZE_RE.fullmatch(raw)
     if not match:
         raise argparse.ArgumentTypeError(
-            f"--size takes WIDTHxHEIGHT in cells, like 500x500, not {raw!r}"
+            f"expected WIDTHxHEIGHT in cells, like 500x500, not {raw!r}"
         )
     width, height = int(match.group(1)), int(match.group(2))
     if width < MIN_SIDE or height < MIN_SIDE:
         raise argparse.ArgumentTypeError(
-            f"--size {width}x{height} is too small: each side needs at least {MIN_SIDE} cells"
+            f"{width}x{height} is too small: each side needs at least {MIN_SIDE} cells"
         )
     return width, height
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_glue_values(sys.argv[1:] if argv is None else argv))
     if args.json and not args.status:
         parser.error("--json goes with --status")
     init_only = [flag for flag, used in (("--seed", args.seed is not None),
@@ -216,7 +244,8 @@ def _available_memory() -> int | None:
 def check_fits_in_memory(width: int, height: int) -> None:
     needed = estimate_memory(width, height)
     available = _available_memory()
-    if available is not None and needed > available:
+    # Leave a fifth for everything else: a machine swapping is not "able to hold" it.
+    if available is not None and needed > available * 0.8:
         raise CliError(
             f"a {width}x{height} world needs about {needed / 2**30:.1f} GiB of memory to "
             f"generate and this machine has {available / 2**30:.1f} GiB free; "

@@ -9,6 +9,7 @@ drawn from one numpy Generator seeded with `seed`, in a fixed order.
 
 from __future__ import annotations
 
+import operator
 import random
 import time
 from collections.abc import Callable
@@ -55,10 +56,17 @@ class GeneratedTerrain:
         return {t: float(counts[i]) / self.codes.size for i, t in enumerate(TERRAIN_ORDER)}
 
 
-def _check_size(width: int, height: int) -> None:
+def _check_size(width: int, height: int) -> tuple[int, int]:
+    sizes = []
     for name, value in (("width", width), ("height", height)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        try:
+            number = operator.index(value)  # ints and numpy integers, not floats
+        except TypeError:
+            number = None
+        if isinstance(value, bool) or number is None or number < 1:
             raise ValueError(f"{name} must be a positive whole number, got {value!r}")
+        sizes.append(number)
+    return sizes[0], sizes[1]
 
 
 def generate(
@@ -72,7 +80,7 @@ def generate(
     progress: Progress | None = None,
 ) -> GeneratedTerrain:
     """Generate a map, with the figures a caller may want to report."""
-    _check_size(width, height)
+    width, height = _check_size(width, height)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     started = time.perf_counter()

@@ -111,10 +111,11 @@ class Tileset:
             compatible[TERRAIN_CODE[b]] |= 1 << TERRAIN_CODE[a]
         arrays = {
             "compatible": compatible,
-            "weights": np.asarray(weights, dtype=np.float64),
-            "self_affinity": np.asarray(self_affinity, dtype=np.float64),
-            "target_shares": np.asarray(target_shares, dtype=np.float64),
-            "passable": np.asarray(passable, dtype=bool),
+            # Copies: the arrays are frozen below, and a caller's own must stay writable.
+            "weights": np.array(weights, dtype=np.float64),
+            "self_affinity": np.array(self_affinity, dtype=np.float64),
+            "target_shares": np.array(target_shares, dtype=np.float64),
+            "passable": np.array(passable, dtype=bool),
         }
         for name, array in arrays.items():
             if array.shape != (n,):

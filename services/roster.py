@@ -70,16 +70,27 @@ def roster(configured: Sequence[AgentConfig], count: int | None, seed: int) -> l
     model_id = configured[0].model_id
     taken = {a.name.casefold() for a in configured}
     names = [n for n in NAMES if n.casefold() not in taken]
-    order = rng.permutation(len(names)).tolist()
+    order = rng.permutation(len(names)).tolist() if names else []
     for i in range(extra):
-        if i < len(names):
-            name = names[order[i]]
-        else:
-            base = names[order[i % len(names)]] if names else "Wanderer"
-            name = f"{base}{i // max(len(names), 1) + 1}"
+        name = _fresh_name(names, order, i, taken)
+        taken.add(name.casefold())
         personality = (
             f"{TEMPERAMENTS[int(rng.integers(len(TEMPERAMENTS)))]} "
             f"{LEANINGS[int(rng.integers(len(LEANINGS)))]}"
         )
         chosen.append(Resident(name, model_id, personality, generated=True))
     return chosen
+
+
+def _fresh_name(names: list[str], order: list[int], i: int, taken: set[str]) -> str:
+    """The i-th generated name: a plain one while they last, then numbered ones
+    (Alder2, Alder3, ...), skipping any name already taken, ignoring case."""
+    if i < len(names):
+        candidate = names[order[i]]
+        if candidate.casefold() not in taken:
+            return candidate
+    base = names[order[i % len(names)]] if names else "Wanderer"
+    number = max(2, 1 + i // max(len(names), 1))
+    while f"{base}{number}".casefold() in taken:
+        number += 1
+    return f"{base}{number}"

@@ -127,7 +127,7 @@ def plan_world(
             avoid=[m.position for m in landmarks],
         )
     except PlacementError as exc:
-        raise WorldSetupError(f"cannot place {len(residents)} agents: {exc}") from None
+        raise WorldSetupError(str(exc)) from None
     agents = tuple(_agent(r, p) for r, p in zip(residents, positions, strict=True))
     seconds["placement"] = time.perf_counter() - started
     return NewWorld(

@@ -89,8 +89,19 @@ class WFCSolver:
     def solve(self, height: int, width: int, guide: np.ndarray | None = None) -> Solution:
         if height < 1 or width < 1:
             raise ValueError(f"a grid needs at least one cell, got {width}x{height}")
-        if guide is not None and guide.shape != (height, width):
-            raise ValueError(f"guide shape {guide.shape} does not match {height}x{width}")
+        if guide is not None:
+            guide = np.asarray(guide)
+            if guide.shape != (height, width):
+                raise ValueError(f"guide shape {guide.shape} does not match {height}x{width}")
+            if guide.dtype.kind not in "iu":
+                raise ValueError(f"a guide holds tile codes (integers), not {guide.dtype}")
+            stray = (guide >= self.tileset.size) & (guide != NO_GUIDE) | (guide < 0)
+            if stray.any():
+                y, x = (int(v[0]) for v in np.nonzero(stray))
+                raise ValueError(
+                    f"guide value {int(guide[y, x])} at ({x}, {y}) is neither a tile code "
+                    f"(0..{self.tileset.size - 1}) nor NO_GUIDE ({NO_GUIDE})"
+                )
         grid = PaddedGrid(height, width)
         padded_guide = None
         if guide is not None:
@@ -108,8 +119,8 @@ class WFCSolver:
             verify(codes, self.tileset)
             return Solution(codes, SolveStats(steps, repairs, restart, chosen))
         raise SolverFailed(
-            f"no consistent map found after {self.max_restarts} restarts; "
-            "the adjacency rules may be unsatisfiable"
+            f"gave up after {self.max_restarts} restarts: local repair could not untangle "
+            "the map (the adjacency rules may be too strict for this size)"
         )
 
     # ------------------------------------------------------------------ one attempt

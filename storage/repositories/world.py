@@ -31,6 +31,8 @@ RASTER_LEVEL = 6
 
 
 class WorldRepository(Repository):
+    _raster: TerrainRaster | None = None
+    _raster_loaded: bool = False
     # --- world_state -------------------------------------------------------------
 
     async def get_world_state(self) -> WorldState | None:
@@ -60,6 +62,7 @@ class WorldRepository(Repository):
 
     async def save_terrain(self, raster: TerrainRaster) -> None:
         """Store the base terrain (replacing any), zlib-compressed: maps compress ~20x."""
+        self._raster_loaded = False
         data = zlib.compress(raster.codes, RASTER_LEVEL)
         async with self.db.transaction():
             await self.db.execute(
@@ -119,24 +122,41 @@ class WorldRepository(Repository):
 
     # --- cells -------------------------------------------------------------------
 
+    async def _base_terrain(self) -> TerrainRaster | None:
+        """The raster cells are stored against, read once per repository."""
+        if self._raster_loaded is False:
+            self._raster = await self.get_terrain()
+            self._raster_loaded = True
+        return self._raster
+
+    async def _base_cell(self, pos: Position) -> Cell:
+        """What a position holds with no row: its generated terrain, no walls."""
+        return _base_cell_in(await self._base_terrain(), pos)
+
     async def get_cell(self, pos: Position) -> Cell:
-        """The cell at `pos`; positions with no row are default cells."""
+        """The cell at `pos`: its stored row, else the generated terrain with no walls."""
         row = await self.db.fetchone(
             "SELECT terrain, walls, doors FROM cells WHERE x = ? AND y = ?", (pos.x, pos.y)
         )
-        return Cell() if row is None else _cell(row)
+        return await self._base_cell(pos) if row is None else _cell(row)
 
     async def set_cell(self, pos: Position, cell: Cell) -> None:
         await self.set_cells({pos: cell})
 
     async def set_cells(self, cells: Mapping[Position, Cell]) -> None:
-        """Write many cells at once; default cells delete their row (storage stays sparse)."""
-        keep = [
-            (p.x, p.y, c.terrain.value, encode_edges(c.walls), encode_edges(c.doors))
-            for p, c in cells.items()
-            if not c.is_default
-        ]
-        drop = [(p.x, p.y) for p, c in cells.items() if c.is_default]
+        """Write many cells at once, sparsely: a cell equal to what its position holds
+        with no row (the generated terrain, or grass in a world without a raster, and
+        no walls) deletes its row instead. So turning forest into grass is kept."""
+        raster = await self._base_terrain()
+        keep = []
+        drop = []
+        for p, c in cells.items():
+            if c == _base_cell_in(raster, p):
+                drop.append((p.x, p.y))
+            else:
+                keep.append(
+                    (p.x, p.y, c.terrain.value, encode_edges(c.walls), encode_edges(c.doors))
+                )
         async with self.db.transaction():
             if keep:
                 await self.db.executemany(
@@ -264,6 +284,20 @@ _STRUCTURE_SELECT = (
 
 
 @lru_cache(maxsize=4096)
+@lru_cache(maxsize=16)
+def _plain_cell(terrain: Terrain) -> Cell:
+    return Cell(terrain)
+
+
+_DEFAULT_CELL = Cell()
+
+
+def _base_cell_in(raster: TerrainRaster | None, pos: Position) -> Cell:
+    if raster is None or not raster.in_bounds(pos):
+        return _DEFAULT_CELL
+    return _plain_cell(raster.terrain_at(pos))
+
+
 def _cell_of(terrain: str, walls: str, doors: str) -> Cell:
     """Cells are immutable and a world has few distinct ones: share the instances."""
     return Cell(Terrain(terrain), decode_edges(walls), decode_edges(doors))
