@@ -92,6 +92,26 @@ class PlacementSettings(_Model):
         return self
 
 
+class GatheringSettings(_Model):
+    yield_per_gather: StrictInt = Field(1, ge=1, le=100)
+    """Units one gather action gives."""
+    cell_capacity: StrictInt = Field(5, ge=1, le=1000)
+    """Units a cell holds before it is spent."""
+    regrow_ticks: StrictInt = Field(24, ge=1)
+    """Ticks for a spent unit to grow back (24 = one day by default)."""
+
+
+class BuildingSettings(_Model):
+    wall_cost: StrictInt = Field(2, ge=0, le=100)
+    """Units of ONE wall material a wall takes (given back when it is removed)."""
+    wall_materials: list[ItemName] = Field(
+        default_factory=lambda: ["plank", "cobblestone", "clay_brick", "wood", "stone"]
+    )
+    """What a wall may be made of, in the order an agent's inventory is tried."""
+    door_cost: StrictInt = Field(1, ge=0, le=100)
+    door_materials: list[ItemName] = Field(default_factory=lambda: ["plank", "wood"])
+
+
 class StorageSettings(_Model):
     synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
     snapshot_every_ticks: StrictInt = Field(100, ge=0)
@@ -107,6 +127,8 @@ class Settings(_Model):
     time: TimeSettings = Field(default_factory=TimeSettings)
     scheduling: SchedulingSettings = Field(default_factory=SchedulingSettings)
     placement: PlacementSettings = Field(default_factory=PlacementSettings)
+    gathering: GatheringSettings = Field(default_factory=GatheringSettings)
+    building: BuildingSettings = Field(default_factory=BuildingSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
 
     @field_validator("*", mode="before")

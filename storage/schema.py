@@ -182,10 +182,36 @@ _V3_TERRAIN_AND_LANDMARKS = (
     "CREATE INDEX idx_landmarks_pos ON landmarks (x, y)",
 )
 
+_V4_WORLD_RULES = (
+    # What each wall or door is made of (given back when it comes down).
+    """
+    CREATE TABLE edge_materials (
+        x INTEGER NOT NULL,
+        y INTEGER NOT NULL,
+        side TEXT NOT NULL CHECK (side IN ('e', 's')),
+        part INTEGER NOT NULL,
+        material TEXT NOT NULL,
+        quantity INTEGER NOT NULL CHECK (quantity > 0),
+        PRIMARY KEY (x, y, side, part)
+    ) WITHOUT ROWID
+    """,
+    # Cells gathered from that have not fully grown back.
+    """
+    CREATE TABLE spent_cells (
+        x INTEGER NOT NULL,
+        y INTEGER NOT NULL,
+        units INTEGER NOT NULL CHECK (units > 0),
+        since_tick INTEGER NOT NULL,
+        PRIMARY KEY (x, y)
+    ) WITHOUT ROWID
+    """,
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "world, cells, agents, inventory, objects, places, structures", _V1_WORLD),
     Migration(2, "conversations, participants, turns and invitations", _V2_CONVERSATIONS),
     Migration(3, "terrain raster and landmarks", _V3_TERRAIN_AND_LANDMARKS),
+    Migration(4, "wall materials and spent cells", _V4_WORLD_RULES),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
@@ -206,5 +232,7 @@ HEARTH_TABLES = frozenset(
         "invitations",
         "terrain_raster",
         "landmarks",
+        "edge_materials",
+        "spent_cells",
     }
 )

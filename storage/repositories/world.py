@@ -120,6 +120,50 @@ class WorldRepository(Repository):
     async def count_landmarks(self) -> int:
         return await self._count("landmarks")
 
+    # --- wall materials and spent cells ---------------------------------------------
+
+    async def set_edge_materials(
+        self, x: int, y: int, side: str, parts: Sequence[tuple[str, int]]
+    ) -> None:
+        """Replace what the wall on the east ("e") or south ("s") edge of (x, y) holds."""
+        async with self.db.transaction():
+            await self.db.execute(
+                "DELETE FROM edge_materials WHERE x = ? AND y = ? AND side = ?", (x, y, side)
+            )
+            await self.db.executemany(
+                "INSERT INTO edge_materials (x, y, side, part, material, quantity) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(x, y, side, i, m, q) for i, (m, q) in enumerate(parts)],
+            )
+
+    async def get_edge_materials(self) -> dict[tuple[int, int, str], list[tuple[str, int]]]:
+        rows = await self.db.fetchall(
+            "SELECT x, y, side, material, quantity FROM edge_materials ORDER BY x, y, side, part"
+        )
+        out: dict[tuple[int, int, str], list[tuple[str, int]]] = {}
+        for x, y, side, material, quantity in rows:
+            out.setdefault((x, y, side), []).append((material, quantity))
+        return out
+
+    async def set_spent(self, pos: Position, units: int, since_tick: int) -> None:
+        """Record a part-gathered cell; units 0 forgets it (fully grown back)."""
+        async with self.db.transaction():
+            if units <= 0:
+                await self.db.execute(
+                    "DELETE FROM spent_cells WHERE x = ? AND y = ?", (pos.x, pos.y)
+                )
+            else:
+                await self.db.execute(
+                    "INSERT INTO spent_cells (x, y, units, since_tick) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (x, y) DO UPDATE SET units = excluded.units, "
+                    "since_tick = excluded.since_tick",
+                    (pos.x, pos.y, units, since_tick),
+                )
+
+    async def get_spent(self) -> list[tuple[Position, int, int]]:
+        rows = await self.db.fetchall("SELECT x, y, units, since_tick FROM spent_cells")
+        return [(Position(x, y), units, since) for x, y, units, since in rows]
+
     # --- cells -------------------------------------------------------------------
 
     async def _base_terrain(self) -> TerrainRaster | None:

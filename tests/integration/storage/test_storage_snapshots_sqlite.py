@@ -42,6 +42,8 @@ async def _fill(storage: Storage) -> Agent:
     await storage.world.save_named_place(NamedPlace("Pond", Position(1, 1), ASH, 3))
     await storage.world.save_terrain(TerrainRaster(16, 16, bytes([3]) * 256))
     await storage.world.save_landmarks([Landmark("spring", "the Spring", "Cold.", Position(4, 4))])
+    await storage.world.set_edge_materials(2, 1, "e", [("plank", 2)])
+    await storage.world.set_spent(Position(6, 6), 2, 39)
     await storage.world.save_structure(Structure("s1", frozenset({Position(5, 5)}), ASH, 4))
     await storage.agents.save_agent(ash)
     await storage.agents.save_agent(Agent(BIRCH, "m", "q", Position(2, 2)))

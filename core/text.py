@@ -1,0 +1,35 @@
+"""Cleaning text that agents write (signs, speech, place names) before it enters the world.
+
+Agent text is shown to other agents and to people in a terminal, so it must not
+carry terminal escape sequences or invisible control characters. Cleaning keeps
+every printable character of every script (it is not censorship) and
+normalises to NFC so that look-alike compositions compare equal.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
+"""ANSI CSI sequences, OSC strings and two-character escapes."""
+
+
+def clean_text(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` without escape sequences and control or format characters, NFC, trimmed.
+
+    Tabs become spaces; newlines survive only with keep_newlines (speech may have
+    paragraphs, a sign or a place name may not).
+    """
+    text = unicodedata.normalize("NFC", _ESCAPES.sub("", text))
+    out = []
+    for ch in text:
+        if ch == "\n" and keep_newlines:
+            out.append(ch)
+        elif ch in "\t\n\r":
+            out.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            continue
+        else:
+            out.append(ch)
+    return "".join(out).strip()

@@ -1,0 +1,260 @@
+"""AgentService: who lives here, where they stand, what they carry, whom they know.
+
+Agents are held in memory as frozen `core.agent.Agent` values, replaced whole on
+every change and noted in the world's ChangeSet for the storage layer. Moves are
+checked against the world (in bounds, passable terrain, no wall without a door
+on the edge), and journeys are planned with A* over the world's arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from core.agent import Agent, Inventory, Journey
+from core.constants import distance_bucket
+from core.objects import Item
+from core.types import AgentName, Direction, Position
+from services.pathfinding import find_path
+from services.world_service import WorldService
+from storage.homes import AgentHomes
+
+
+class AgentRuleError(ValueError):
+    """A change to an agent the world forbids; the message says why."""
+
+
+@dataclass(frozen=True)
+class SensedAgent:
+    name: AgentName
+    direction: Direction
+    """Roughly where: the compass direction of the larger offset (DOWN if same cell)."""
+    distance_category: str
+    """nearby (<= 10 cells), far (11-30) or very far (31+), Manhattan."""
+
+
+def direction_towards(origin: Position, target: Position) -> Direction:
+    dx, dy = target.x - origin.x, target.y - origin.y
+    if dx == 0 and dy == 0:
+        return Direction.DOWN
+    if abs(dy) >= abs(dx):
+        return Direction.NORTH if dy < 0 else Direction.SOUTH
+    return Direction.WEST if dx < 0 else Direction.EAST
+
+
+class AgentService:
+    def __init__(
+        self,
+        world: WorldService,
+        agents: Iterable[Agent] = (),
+        *,
+        homes: AgentHomes | None = None,
+    ) -> None:
+        self.world = world
+        self.homes = homes
+        self._agents: dict[AgentName, Agent] = {a.name: a for a in agents}
+
+    @property
+    def changes(self):
+        return self.world.changes
+
+    # ------------------------------------------------------------------ roster
+
+    def get_agent(self, name: str) -> Agent | None:
+        return self._agents.get(AgentName(name))
+
+    def require(self, name: str) -> Agent:
+        agent = self._agents.get(AgentName(name))
+        if agent is None:
+            raise AgentRuleError(f"nobody called {name!r} lives here")
+        return agent
+
+    def get_all_agents(self) -> list[Agent]:
+        return sorted(self._agents.values(), key=lambda a: a.name)
+
+    def names(self) -> list[AgentName]:
+        return sorted(self._agents)
+
+    def add_agent(self, agent: Agent) -> None:
+        if agent.name in self._agents:
+            raise AgentRuleError(f"{agent.name} already lives here")
+        if not self.world.is_passable(agent.position):
+            raise AgentRuleError(f"{agent.name} cannot stand at {agent.position}")
+        self._put(agent)
+
+    def agents_at(self, pos: Position) -> list[Agent]:
+        return [a for a in self._agents.values() if a.position == pos]
+
+    def get_nearby_agents(self, pos: Position, radius: int) -> list[Agent]:
+        """Agents within `radius` (Chebyshev: the square an agent sees), nearest first."""
+        found = [
+            a for a in self._agents.values()
+            if max(abs(a.position.x - pos.x), abs(a.position.y - pos.y)) <= radius
+        ]
+        return sorted(found, key=lambda a: (a.position.manhattan(pos), a.name))
+
+    def visible_to(self, name: str) -> list[Agent]:
+        """Others the agent can see right now (vision radius, shorter at night)."""
+        me = self.require(name)
+        radius = self.world.vision_radius()
+        return [a for a in self.get_nearby_agents(me.position, radius) if a.name != me.name]
+
+    def can_see(self, viewer: str, other: str) -> bool:
+        a, b = self.get_agent(viewer), self.get_agent(other)
+        return a is not None and b is not None and a.name != b.name and self.world.visible(
+            a.position, b.position
+        )
+
+    # ------------------------------------------------------------------ state
+
+    def _put(self, agent: Agent) -> Agent:
+        self._agents[agent.name] = agent
+        self.changes.agents.add(agent.name)
+        return agent
+
+    def update_position(self, name: str, pos: Position) -> Agent:
+        agent = self.require(name)
+        if not self.world.is_passable(pos):
+            raise AgentRuleError(f"({pos.x}, {pos.y}) cannot be stood on")
+        return self._put(agent.with_position(pos))
+
+    def move_agent(self, name: str, direction: Direction) -> Agent:
+        """One step; AgentRuleError says what is in the way."""
+        agent = self.require(name)
+        reason = self.step_blocker(agent.position, direction)
+        if reason:
+            raise AgentRuleError(reason)
+        return self._put(agent.with_position(agent.position.step(direction)))
+
+    def step_blocker(self, pos: Position, direction: Direction) -> str | None:
+        """Why a step is impossible, or None if it is fine."""
+        world = self.world
+        if direction is Direction.DOWN:
+            return "down is where you already stand; choose north, south, east or west"
+        target = pos.step(direction)
+        if not world.in_bounds(target):
+            return f"the world ends to the {direction.value}"
+        if not world.is_passable(target):
+            return f"{world.terrain_at(target).value} to the {direction.value} cannot be crossed"
+        if world.edge_blocked(pos, direction):
+            return f"a wall stands to the {direction.value}"
+        return None
+
+    def set_sleeping(self, name: str, sleeping: bool) -> Agent:
+        return self._put(self.require(name).with_sleeping(sleeping))
+
+    def set_last_active(self, name: str, tick: int) -> Agent:
+        return self._put(self.require(name).with_last_active(tick))
+
+    def record_meeting(self, a: str, b: str) -> bool:
+        """Both now know each other; True if either had not known the other."""
+        first, second = self.require(a), self.require(b)
+        if first.name == second.name:
+            return False
+        new = second.name not in first.known_agents or first.name not in second.known_agents
+        if new:
+            self._put(first.with_known_agent(second.name))
+            self._put(self.require(b).with_known_agent(first.name))
+        return new
+
+    # ------------------------------------------------------------------ inventory
+
+    def set_inventory(self, name: str, inventory: Inventory) -> Agent:
+        return self._put(self.require(name).with_inventory(inventory))
+
+    def add_resource(self, name: str, resource: str, quantity: int) -> Agent:
+        agent = self.require(name)
+        return self._put(agent.with_inventory(agent.inventory.add_resource(resource, quantity)))
+
+    def remove_resource(self, name: str, resource: str, quantity: int) -> Agent:
+        agent = self.require(name)
+        return self._put(
+            agent.with_inventory(agent.inventory.remove_resource(resource, quantity))
+        )
+
+    def add_item(self, name: str, item: Item) -> Agent:
+        agent = self.require(name)
+        return self._put(agent.with_inventory(agent.inventory.add_item(item)))
+
+    def remove_item(self, name: str, item_id: str) -> Agent:
+        agent = self.require(name)
+        return self._put(agent.with_inventory(agent.inventory.remove_item(item_id)))
+
+    # ------------------------------------------------------------------ sensing
+
+    def sense_others(self, name: str) -> list[SensedAgent]:
+        """Agents this one has met, with a direction and a distance category, never a
+        position: presence, not surveillance."""
+        me = self.require(name)
+        sensed = []
+        for other in sorted(me.known_agents):
+            them = self._agents.get(other)
+            if them is None:
+                continue
+            distance = me.position.manhattan(them.position)
+            sensed.append(SensedAgent(
+                them.name, direction_towards(me.position, them.position), distance_bucket(distance)
+            ))
+        return sensed
+
+    # ------------------------------------------------------------------ journeys
+
+    def plan_path(self, start: Position, goal: Position) -> list[Position] | None:
+        blocked_east, blocked_south = self.world.blocked_arrays()
+        return find_path(self.world.passable, blocked_east, blocked_south, start, goal)
+
+    def start_journey(self, name: str, destination: Position) -> Journey:
+        agent = self.require(name)
+        if not self.world.in_bounds(destination):
+            raise AgentRuleError(
+                f"({destination.x}, {destination.y}) is outside the "
+                f"{self.world.width}x{self.world.height} world"
+            )
+        if destination == agent.position:
+            raise AgentRuleError("you are already there")
+        if not self.world.is_passable(destination):
+            raise AgentRuleError(
+                f"{self.world.terrain_at(destination).value} at the destination cannot be "
+                "stood on"
+            )
+        steps = self.plan_path(agent.position, destination)
+        if steps is None:
+            raise AgentRuleError("no way there could be found: water or walls are in the way")
+        journey = Journey(destination, (agent.position, *steps))
+        self._put(agent.with_journey(journey))
+        return journey
+
+    def advance_journey(self, name: str) -> tuple[Agent, bool, str | None]:
+        """Walk one cell along the journey: (agent, arrived, why it stopped early or None).
+
+        If the next cell has become blocked since the path was planned (a wall went
+        up), the journey ends where the agent stands, with the reason.
+        """
+        agent = self.require(name)
+        journey = agent.journey
+        if journey is None:
+            raise AgentRuleError(f"{agent.name} is not on a journey")
+        nxt = journey.next_position
+        if nxt is None:
+            return self._put(agent.with_journey(None)), True, None
+        direction = direction_towards(agent.position, nxt)
+        reason = self.step_blocker(agent.position, direction)
+        if reason:
+            return self._put(agent.with_journey(None)), False, reason
+        journey = journey.advanced()
+        arrived = journey.is_complete
+        moved = agent.with_position(nxt).with_journey(None if arrived else journey)
+        return self._put(moved), arrived, None
+
+    def interrupt_journey(self, name: str) -> Agent:
+        return self._put(self.require(name).with_journey(None))
+
+    # ------------------------------------------------------------------ homes
+
+    def ensure_home(self, name: str, status: str) -> None:
+        if self.homes is not None:
+            self.homes.create(self.require(name).name, status)
+
+    def write_status(self, name: str, status: str) -> None:
+        if self.homes is not None:
+            self.homes.write_status(self.require(name).name, status)

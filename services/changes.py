@@ -1,0 +1,65 @@
+"""What changed in memory since the last write: the write-behind journal of the services.
+
+Services keep the world in memory so an action costs microseconds, not a database
+round trip. Every change they make is noted here by key; the engine's commit
+phase writes the noted keys in one unit of work (`services.persist.flush`) and
+clears the journal. Keys, not values, are kept: the value written is whatever the
+service holds at flush time, so ten moves of one agent are one row written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.conversation import ConversationTurn, Invitation, InvitationStatus
+from core.events import DomainEvent
+from core.types import AgentName, ConversationId, Position
+
+
+@dataclass
+class ChangeSet:
+    world_state: bool = False
+    cells: set[Position] = field(default_factory=set)
+    edges: set[tuple[int, int, str]] = field(default_factory=set)
+    """Wall edges whose materials changed: (x, y, "e" or "s")."""
+    agents: set[AgentName] = field(default_factory=set)
+    objects_saved: set[str] = field(default_factory=set)
+    objects_deleted: set[str] = field(default_factory=set)
+    places_saved: set[str] = field(default_factory=set)
+    places_deleted: set[str] = field(default_factory=set)
+    structures_saved: set[str] = field(default_factory=set)
+    structures_deleted: set[str] = field(default_factory=set)
+    conversations: set[ConversationId] = field(default_factory=set)
+    turns: list[ConversationTurn] = field(default_factory=list)
+    invitations: list[Invitation] = field(default_factory=list)
+    invitation_updates: list[tuple[Invitation, InvitationStatus]] = field(default_factory=list)
+    events: list[DomainEvent] = field(default_factory=list)
+
+    def save_object(self, object_id: str) -> None:
+        self.objects_deleted.discard(object_id)
+        self.objects_saved.add(object_id)
+
+    def delete_object(self, object_id: str) -> None:
+        self.objects_saved.discard(object_id)
+        self.objects_deleted.add(object_id)
+
+    def save_place(self, key: str) -> None:
+        self.places_deleted.discard(key)
+        self.places_saved.add(key)
+
+    def save_structure(self, structure_id: str) -> None:
+        self.structures_deleted.discard(structure_id)
+        self.structures_saved.add(structure_id)
+
+    def delete_structure(self, structure_id: str) -> None:
+        self.structures_saved.discard(structure_id)
+        self.structures_deleted.add(structure_id)
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.world_state or self.cells or self.edges or self.agents or self.objects_saved
+            or self.objects_deleted or self.places_saved or self.places_deleted
+            or self.structures_saved or self.structures_deleted or self.conversations
+            or self.turns or self.invitations or self.invitation_updates or self.events
+        )

@@ -1,0 +1,429 @@
+"""WorldService: the shared world, in memory, where every agent's action lands.
+
+The terrain is a numpy array (the generated raster with later changes laid on
+top); walls and doors are boolean arrays over cell edges, so "is this edge
+walled" is one array read and path finding sees the whole grid at once. A wall
+between two cells is one fact: `wall_east[y, x]` is the edge between (x, y) and
+(x + 1, y), `wall_south[y, x]` the edge between (x, y) and (x, y + 1); each
+cell's own view (`cell(pos).walls`) is derived from those arrays, so the two
+sides can never disagree.
+
+Objects, signs, named places, landmarks and structures are dictionaries with a
+position index. Nothing here validates an agent's intent (the ActionEngine does
+that); the service keeps the world's own invariants (an edge inside the map,
+doors only in walls, one structure per cell) and notes every change in
+`changes` for the storage layer to write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.clock import TimeOfDay, time_of_day
+from core.constants import effective_vision_radius
+from core.landmarks import Landmark
+from core.objects import Sign, WorldObject
+from core.places import NamedPlace, place_key
+from core.structures import Structure
+from core.terrain import TERRAIN_CODE, TERRAIN_ORDER, Terrain, Weather
+from core.types import CARDINALS, Direction, Position
+from core.world import Cell, WorldState
+from services.changes import ChangeSet
+
+EdgeKey = tuple[int, int, str]
+"""(x, y, "e" or "s"): the east or south edge of cell (x, y)."""
+
+
+class WorldRuleError(ValueError):
+    """A change the world itself forbids (an edge off the map, a door without a wall)."""
+
+
+@dataclass(frozen=True)
+class TerrainRules:
+    """Terrain traits the world needs, by terrain code (from terrain.yaml)."""
+
+    passable: np.ndarray
+    """passable[code] -> bool"""
+    gather: tuple[str | None, ...]
+    """gather[code] -> resource name or None"""
+
+    @classmethod
+    def from_traits(cls, terrains) -> TerrainRules:
+        """From `HearthConfig.terrain.terrains` (a mapping Terrain -> spec)."""
+        passable = np.array([terrains[t].passable for t in TERRAIN_ORDER], dtype=bool)
+        passable.setflags(write=False)
+        return cls(passable=passable, gather=tuple(terrains[t].gather for t in TERRAIN_ORDER))
+
+
+@dataclass(frozen=True)
+class Clock:
+    ticks_per_day: int = 24
+    start_hour: int = 8
+    vision_radius: int = 3
+
+
+class WorldService:
+    def __init__(
+        self,
+        state: WorldState,
+        terrain: np.ndarray,
+        rules: TerrainRules,
+        *,
+        clock: Clock = Clock(),
+        cells: dict[Position, Cell] | None = None,
+        objects: Iterable[WorldObject] = (),
+        places: Iterable[NamedPlace] = (),
+        landmarks: Iterable[Landmark] = (),
+        structures: Iterable[Structure] = (),
+        changes: ChangeSet | None = None,
+        edge_materials: dict[EdgeKey, list[tuple[str, int]]] | None = None,
+    ) -> None:
+        if terrain.shape != (state.height, state.width):
+            raise ValueError(
+                f"terrain is {terrain.shape[1]}x{terrain.shape[0]} but the world is "
+                f"{state.width}x{state.height}"
+            )
+        self._state = state
+        self.rules = rules
+        self.clock = clock
+        self.changes = changes if changes is not None else ChangeSet()
+        self.codes = np.array(terrain, dtype=np.uint8)
+        h, w = self.codes.shape
+        self.wall_east = np.zeros((h, w), dtype=bool)
+        self.wall_south = np.zeros((h, w), dtype=bool)
+        self.door_east = np.zeros((h, w), dtype=bool)
+        self.door_south = np.zeros((h, w), dtype=bool)
+        self.edge_materials: dict[EdgeKey, list[tuple[str, int]]] = dict(edge_materials or {})
+        for pos, cell in (cells or {}).items():
+            self._load_cell(pos, cell)
+        self.passable = rules.passable[self.codes]
+        self._objects: dict[str, WorldObject] = {}
+        self._objects_at: dict[Position, list[str]] = {}
+        for obj in objects:
+            self._index_object(obj)
+        self._places: dict[str, NamedPlace] = {p.key: p for p in places}
+        self._landmarks = tuple(landmarks)
+        self._landmarks_at: dict[Position, list[Landmark]] = {}
+        for mark in self._landmarks:
+            self._landmarks_at.setdefault(mark.position, []).append(mark)
+        self._structures: dict[str, Structure] = {}
+        self._structure_at: dict[Position, str] = {}
+        for structure in structures:
+            self._index_structure(structure)
+
+    # ------------------------------------------------------------------ world facts
+
+    @property
+    def state(self) -> WorldState:
+        return self._state
+
+    @property
+    def width(self) -> int:
+        return self._state.width
+
+    @property
+    def height(self) -> int:
+        return self._state.height
+
+    @property
+    def tick(self) -> int:
+        return self._state.tick
+
+    @property
+    def weather(self) -> Weather:
+        return self._state.weather
+
+    def time_of_day(self, tick: int | None = None) -> TimeOfDay:
+        return time_of_day(
+            self.tick if tick is None else tick, self.clock.ticks_per_day, self.clock.start_hour
+        )
+
+    @property
+    def is_night(self) -> bool:
+        return self.time_of_day().is_night
+
+    def vision_radius(self) -> int:
+        """How far anyone sees right now (shorter at night)."""
+        return effective_vision_radius(self.clock.vision_radius, self.is_night)
+
+    def set_tick(self, tick: int) -> None:
+        if tick < self._state.tick:
+            raise WorldRuleError(f"time does not run backwards ({self.tick} -> {tick})")
+        self._state = WorldState(
+            self.width, self.height, self._state.seed, tick, self._state.weather
+        )
+        self.changes.world_state = True
+
+    def set_weather(self, weather: Weather) -> None:
+        self._state = self._state.with_weather(weather)
+        self.changes.world_state = True
+
+    # ------------------------------------------------------------------ cells
+
+    def in_bounds(self, pos: Position) -> bool:
+        return 0 <= pos.x < self.width and 0 <= pos.y < self.height
+
+    def terrain_at(self, pos: Position) -> Terrain:
+        self._require(pos)
+        return TERRAIN_ORDER[self.codes[pos.y, pos.x]]
+
+    def is_passable(self, pos: Position) -> bool:
+        return self.in_bounds(pos) and bool(self.passable[pos.y, pos.x])
+
+    def gatherable_at(self, pos: Position) -> str | None:
+        """The resource this cell's terrain yields, if any."""
+        return self.rules.gather[self.codes[pos.y, pos.x]] if self.in_bounds(pos) else None
+
+    def set_terrain(self, pos: Position, terrain: Terrain) -> None:
+        self._require(pos)
+        code = TERRAIN_CODE[terrain]
+        self.codes[pos.y, pos.x] = code
+        self.passable[pos.y, pos.x] = self.rules.passable[code]
+        self.changes.cells.add(pos)
+
+    def cell(self, pos: Position) -> Cell:
+        """The cell as storage knows it: terrain, and walls and doors on its edges."""
+        self._require(pos)
+        walls = frozenset(d for d in CARDINALS if self.has_wall(pos, d))
+        doors = frozenset(d for d in CARDINALS if self.has_door(pos, d))
+        return Cell(self.terrain_at(pos), walls, doors)
+
+    # ------------------------------------------------------------------ edges
+
+    def _edge(self, pos: Position, direction: Direction) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """(wall array, door array, y, x) of an edge inside the map, or WorldRuleError."""
+        if direction not in CARDINALS:
+            raise WorldRuleError("walls stand on edges: north, south, east or west")
+        other = pos.step(direction)
+        if not self.in_bounds(pos) or not self.in_bounds(other):
+            raise WorldRuleError(
+                f"the {direction.value} edge of ({pos.x}, {pos.y}) is the edge of the world"
+            )
+        if direction is Direction.EAST:
+            return self.wall_east, self.door_east, pos.y, pos.x
+        if direction is Direction.WEST:
+            return self.wall_east, self.door_east, pos.y, pos.x - 1
+        if direction is Direction.SOUTH:
+            return self.wall_south, self.door_south, pos.y, pos.x
+        return self.wall_south, self.door_south, pos.y - 1, pos.x
+
+    def edge_inside(self, pos: Position, direction: Direction) -> bool:
+        return direction in CARDINALS and self.in_bounds(pos) and self.in_bounds(
+            pos.step(direction)
+        )
+
+    def has_wall(self, pos: Position, direction: Direction) -> bool:
+        if not self.edge_inside(pos, direction):
+            return False
+        walls, _, y, x = self._edge(pos, direction)
+        return bool(walls[y, x])
+
+    def has_door(self, pos: Position, direction: Direction) -> bool:
+        if not self.edge_inside(pos, direction):
+            return False
+        _, doors, y, x = self._edge(pos, direction)
+        return bool(doors[y, x])
+
+    def edge_blocked(self, pos: Position, direction: Direction) -> bool:
+        """A wall without a door: nobody passes."""
+        return self.has_wall(pos, direction) and not self.has_door(pos, direction)
+
+    def can_step(self, pos: Position, direction: Direction) -> bool:
+        if direction not in CARDINALS:
+            return False
+        target = pos.step(direction)
+        return self.is_passable(target) and not self.edge_blocked(pos, direction)
+
+    def _edge_key(self, pos: Position, direction: Direction) -> EdgeKey:
+        walls, _, y, x = self._edge(pos, direction)
+        return (x, y, "e" if walls is self.wall_east else "s")
+
+    def place_wall(
+        self, pos: Position, direction: Direction, material: str | None = None, quantity: int = 0
+    ) -> None:
+        """Raise a wall on an edge; what it is made of is kept and given back on removal."""
+        walls, _, y, x = self._edge(pos, direction)
+        if walls[y, x]:
+            raise WorldRuleError(f"there is already a wall on the {direction.value} side")
+        walls[y, x] = True
+        if material and quantity:
+            self.edge_materials[self._edge_key(pos, direction)] = [(material, quantity)]
+        self.changes.edges.add(self._edge_key(pos, direction))
+        self.changes.cells.update((pos, pos.step(direction)))
+
+    def remove_wall(self, pos: Position, direction: Direction) -> list[tuple[str, int]]:
+        """Take the wall (and any door in it) off an edge; returns the materials in it."""
+        walls, doors, y, x = self._edge(pos, direction)
+        if not walls[y, x]:
+            raise WorldRuleError(f"there is no wall on the {direction.value} side")
+        walls[y, x] = False
+        doors[y, x] = False
+        returned = self.edge_materials.pop(self._edge_key(pos, direction), [])
+        self.changes.edges.add(self._edge_key(pos, direction))
+        self.changes.cells.update((pos, pos.step(direction)))
+        return list(returned)
+
+    def place_door(
+        self, pos: Position, direction: Direction, material: str | None = None, quantity: int = 0
+    ) -> None:
+        walls, doors, y, x = self._edge(pos, direction)
+        if not walls[y, x]:
+            raise WorldRuleError("a door goes in a wall, and there is no wall there")
+        if doors[y, x]:
+            raise WorldRuleError(f"there is already a door on the {direction.value} side")
+        doors[y, x] = True
+        if material and quantity:
+            self.edge_materials.setdefault(self._edge_key(pos, direction), []).append(
+                (material, quantity)
+            )
+        self.changes.edges.add(self._edge_key(pos, direction))
+        self.changes.cells.update((pos, pos.step(direction)))
+
+    def materials_in_walls(self) -> dict[str, int]:
+        """Every resource built into walls and doors, for conservation checks."""
+        totals: dict[str, int] = {}
+        for parts in self.edge_materials.values():
+            for material, quantity in parts:
+                totals[material] = totals.get(material, 0) + quantity
+        return totals
+
+    def blocked_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(blocked_east, blocked_south): walls without doors, for path finding."""
+        return self.wall_east & ~self.door_east, self.wall_south & ~self.door_south
+
+    def _load_cell(self, pos: Position, cell: Cell) -> None:
+        if not self.in_bounds(pos):
+            return
+        self.codes[pos.y, pos.x] = TERRAIN_CODE[cell.terrain]
+        for d in cell.walls:
+            if self.edge_inside(pos, d):
+                walls, doors, y, x = self._edge(pos, d)
+                walls[y, x] = True
+                if d in cell.doors:
+                    doors[y, x] = True
+
+    # ------------------------------------------------------------------ objects
+
+    def objects_at(self, pos: Position) -> list[WorldObject]:
+        return [self._objects[i] for i in self._objects_at.get(pos, ())]
+
+    def get_object(self, object_id: str) -> WorldObject | None:
+        return self._objects.get(object_id)
+
+    def all_objects(self) -> list[WorldObject]:
+        return list(self._objects.values())
+
+    def sign_at(self, pos: Position) -> Sign | None:
+        for obj in self.objects_at(pos):
+            if isinstance(obj, Sign):
+                return obj
+        return None
+
+    def add_object(self, obj: WorldObject) -> None:
+        self._require(obj.position)
+        if obj.id in self._objects:
+            raise WorldRuleError(f"object id {obj.id!r} is already in use")
+        self._index_object(obj)
+        self.changes.save_object(obj.id)
+
+    def replace_object(self, obj: WorldObject) -> None:
+        """Swap an object for a changed version of itself (same id, same cell)."""
+        old = self._objects.get(obj.id)
+        if old is None or old.position != obj.position:
+            raise WorldRuleError(f"no object {obj.id!r} at ({obj.position.x}, {obj.position.y})")
+        self._objects[obj.id] = obj
+        self.changes.save_object(obj.id)
+
+    def remove_object(self, object_id: str) -> WorldObject:
+        obj = self._objects.pop(object_id)
+        ids = self._objects_at[obj.position]
+        ids.remove(object_id)
+        if not ids:
+            del self._objects_at[obj.position]
+        self.changes.delete_object(object_id)
+        return obj
+
+    def _index_object(self, obj: WorldObject) -> None:
+        self._objects[obj.id] = obj
+        self._objects_at.setdefault(obj.position, []).append(obj.id)
+
+    # ------------------------------------------------------------------ places and landmarks
+
+    def place_named(self, name: str) -> NamedPlace | None:
+        return self._places.get(place_key(name))
+
+    def places_at(self, pos: Position) -> list[NamedPlace]:
+        return [p for p in self._places.values() if p.position == pos]
+
+    def all_places(self) -> list[NamedPlace]:
+        return list(self._places.values())
+
+    def name_place(self, place: NamedPlace) -> None:
+        self._require(place.position)
+        if place.key in self._places:
+            raise WorldRuleError(f"{place.name!r} is already the name of a place")
+        self._places[place.key] = place
+        self.changes.save_place(place.key)
+
+    @property
+    def landmarks(self) -> Sequence[Landmark]:
+        return self._landmarks
+
+    def landmarks_at(self, pos: Position) -> list[Landmark]:
+        return list(self._landmarks_at.get(pos, ()))
+
+    def landmark_named(self, name: str) -> Landmark | None:
+        key = place_key(name)
+        for mark in self._landmarks:
+            if place_key(mark.name) == key:
+                return mark
+        return None
+
+    # ------------------------------------------------------------------ structures
+
+    def structure_at(self, pos: Position) -> Structure | None:
+        sid = self._structure_at.get(pos)
+        return self._structures[sid] if sid else None
+
+    def all_structures(self) -> list[Structure]:
+        return list(self._structures.values())
+
+    def add_structure(self, structure: Structure) -> None:
+        taken = [p for p in structure.interior if p in self._structure_at]
+        if taken:
+            raise WorldRuleError(f"({taken[0].x}, {taken[0].y}) already lies in a structure")
+        self._index_structure(structure)
+        self.changes.save_structure(structure.id)
+
+    def remove_structure(self, structure_id: str) -> Structure:
+        structure = self._structures.pop(structure_id)
+        for pos in structure.interior:
+            self._structure_at.pop(pos, None)
+        self.changes.delete_structure(structure_id)
+        return structure
+
+    def _index_structure(self, structure: Structure) -> None:
+        self._structures[structure.id] = structure
+        for pos in structure.interior:
+            self._structure_at[pos] = structure.id
+
+    # ------------------------------------------------------------------ geometry
+
+    def visible(self, viewer: Position, target: Position, radius: int | None = None) -> bool:
+        """Within the square of vision around the viewer (Chebyshev distance)."""
+        r = self.vision_radius() if radius is None else radius
+        return max(abs(viewer.x - target.x), abs(viewer.y - target.y)) <= r
+
+    def cells_around(self, centre: Position, radius: int) -> Iterator[Position]:
+        for y in range(max(0, centre.y - radius), min(self.height, centre.y + radius + 1)):
+            for x in range(max(0, centre.x - radius), min(self.width, centre.x + radius + 1)):
+                yield Position(x, y)
+
+    def _require(self, pos: Position) -> None:
+        if not self.in_bounds(pos):
+            raise WorldRuleError(
+                f"({pos.x}, {pos.y}) is outside the {self.width}x{self.height} world"
+            )
