@@ -21,6 +21,8 @@ BENCHES: dict[str, str] = {
     "generation": "bench.generation",
     "init": "bench.init_world",
     "regions": "bench.regions_placement",
+    "pathfinding": "bench.pathfinding",
+    "actions": "bench.actions",
     "cells": "bench.cells_roundtrip",
 }
 
