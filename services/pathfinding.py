@@ -36,8 +36,11 @@ How the search works, and why:
    before the check and never pay for it; a start shut in a small room exhausts A*'s
    heap before it, which is faster still.
 
-Figures (``python -m bench pathfinding``): a 500x500 open map corner to corner and the
-no-path cases both take a few tens of milliseconds at most.
+Figures (``python -m bench pathfinding``, 500x500, medians): open map corner to corner
+~7 ms (999 expansions for 998 steps); no path with the goal walled in ~12 ms (4,096
+expansions, then the check); start shut in a 3x3 room ~2 ms; generated terrain across
+the map 20-40 ms. The worst case for a path that does exist is a serpentine maze whose
+one path visits every cell: A* must then expand all 250,000 cells (~0.6 s).
 """
 
 from __future__ import annotations
