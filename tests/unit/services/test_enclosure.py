@@ -1,0 +1,141 @@
+"""Enclosures: the areas that walls (doors included) close off from open land."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.types import Direction, Position
+from services.enclosure import enclosed_region, regions_beside_edge
+
+
+def no_walls(width: int = 10, height: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros((height, width), dtype=bool), np.zeros((height, width), dtype=bool)
+
+
+def build_room(
+    wall_east: np.ndarray, wall_south: np.ndarray, x0: int, y0: int, width: int, height: int
+) -> None:
+    """Walls all round the rectangle of cells x0..x0+width-1, y0..y0+height-1."""
+    for y in range(y0, y0 + height):
+        wall_east[y, x0 - 1] = True  # west side
+        wall_east[y, x0 + width - 1] = True  # east side
+    for x in range(x0, x0 + width):
+        wall_south[y0 - 1, x] = True  # north side
+        wall_south[y0 + height - 1, x] = True  # south side
+
+
+def cells(x0: int, y0: int, width: int, height: int) -> frozenset[Position]:
+    return frozenset(Position(x, y) for y in range(y0, y0 + height) for x in range(x0, x0 + width))
+
+
+def test_a_one_cell_room_with_four_walls_is_enclosed() -> None:
+    wall_east, wall_south = no_walls()
+    build_room(wall_east, wall_south, 4, 4, 1, 1)
+    assert enclosed_region(wall_east, wall_south, Position(4, 4)) == {Position(4, 4)}
+    assert enclosed_region(wall_east, wall_south, Position(5, 4)) is None  # outside: open
+
+
+def test_a_three_by_two_room_is_enclosed_from_any_of_its_cells() -> None:
+    wall_east, wall_south = no_walls()
+    build_room(wall_east, wall_south, 3, 5, 3, 2)
+    room = cells(3, 5, 3, 2)
+    assert len(room) == 6
+    for seed in room:
+        assert enclosed_region(wall_east, wall_south, seed) == room
+
+
+def test_a_room_with_a_door_is_still_enclosed() -> None:
+    wall_east, wall_south = no_walls()
+    build_room(wall_east, wall_south, 3, 3, 2, 2)
+    # A door is a wall edge for enclosure: callers pass walls including door edges, so
+    # the array keeps the edge True. The same room with the edge truly open is not.
+    assert enclosed_region(wall_east, wall_south, Position(3, 3)) == cells(3, 3, 2, 2)
+    wall_east[3, 4] = False
+    assert enclosed_region(wall_east, wall_south, Position(3, 3)) is None
+
+
+def test_an_open_u_shape_is_not_enclosed() -> None:
+    wall_east, wall_south = no_walls()
+    build_room(wall_east, wall_south, 4, 4, 2, 2)
+    wall_south[3, 4] = wall_south[3, 5] = False  # take away the north side
+    assert enclosed_region(wall_east, wall_south, Position(4, 4)) is None
+    assert enclosed_region(wall_east, wall_south, Position(5, 5)) is None
+
+
+def test_an_area_touching_the_border_is_not_enclosed() -> None:
+    wall_east, wall_south = no_walls()
+    # Walls on the three inner sides of the corner cell (0, 0)... there is only the
+    # east and the south one, and the map edge is not a wall.
+    wall_east[0, 0] = wall_south[0, 0] = True
+    assert enclosed_region(wall_east, wall_south, Position(0, 0)) is None
+    # A room whose cells reach the last column, closed on every inner side.
+    build_room(wall_east, wall_south, 7, 2, 3, 3)
+    assert enclosed_region(wall_east, wall_south, Position(8, 3)) is None
+
+
+def test_the_whole_map_without_walls_is_open_land() -> None:
+    wall_east, wall_south = no_walls(50, 50)
+    assert enclosed_region(wall_east, wall_south, Position(25, 25)) is None
+
+
+def test_an_area_over_max_area_is_open_land() -> None:
+    wall_east, wall_south = no_walls(40, 40)
+    build_room(wall_east, wall_south, 5, 5, 21, 20)  # 420 cells
+    assert enclosed_region(wall_east, wall_south, Position(10, 10)) is None  # default 400
+    assert enclosed_region(wall_east, wall_south, Position(10, 10), max_area=420) == cells(
+        5, 5, 21, 20
+    )
+    assert enclosed_region(wall_east, wall_south, Position(10, 10), max_area=419) is None
+
+
+def test_bad_arguments_are_refused() -> None:
+    wall_east, wall_south = no_walls()
+    with pytest.raises(ValueError, match="outside the 10x10 map"):
+        enclosed_region(wall_east, wall_south, Position(10, 0))
+    with pytest.raises(ValueError, match="max_area must be a positive int"):
+        enclosed_region(wall_east, wall_south, Position(5, 5), max_area=0)
+    with pytest.raises(ValueError, match="boolean"):
+        enclosed_region(wall_east.astype(int), wall_south, Position(5, 5))
+    with pytest.raises(ValueError, match="cardinal"):
+        regions_beside_edge(wall_east, wall_south, Position(5, 5), Direction.DOWN)
+
+
+@pytest.mark.parametrize("recorded", [True, False], ids=["wall-recorded", "wall-not-yet"])
+def test_the_last_wall_that_closes_a_room_gives_one_region(recorded: bool) -> None:
+    wall_east, wall_south = no_walls()
+    build_room(wall_east, wall_south, 3, 3, 2, 3)
+    wall_east[4, 4] = recorded  # the east side of (4, 4), the last wall placed
+    regions = regions_beside_edge(wall_east, wall_south, Position(4, 4), Direction.EAST)
+    assert regions == [cells(3, 3, 2, 3)]
+    # Asked from the outside cell looking west: the same room.
+    regions = regions_beside_edge(wall_east, wall_south, Position(5, 4), Direction.WEST)
+    assert regions == [cells(3, 3, 2, 3)]
+
+
+def test_a_wall_splitting_a_room_gives_two_regions() -> None:
+    wall_east, wall_south = no_walls()
+    build_room(wall_east, wall_south, 2, 2, 4, 3)
+    # A partition between columns 3 and 4: the last of its three edges just placed.
+    wall_east[2, 3] = wall_east[3, 3] = wall_east[4, 3] = True
+    regions = regions_beside_edge(wall_east, wall_south, Position(3, 3), Direction.EAST)
+    assert regions == [cells(2, 2, 2, 3), cells(4, 2, 2, 3)]
+
+
+def test_a_wall_that_closes_nothing_gives_no_region() -> None:
+    wall_east, wall_south = no_walls()
+    wall_south[4, 4] = True
+    assert regions_beside_edge(wall_east, wall_south, Position(4, 4), Direction.SOUTH) == []
+
+
+def test_a_wall_inside_a_room_that_does_not_split_it_gives_it_once() -> None:
+    wall_east, wall_south = no_walls()
+    build_room(wall_east, wall_south, 2, 2, 3, 3)
+    wall_south[2, 3] = True  # a stub of wall inside: the room is still one piece
+    regions = regions_beside_edge(wall_east, wall_south, Position(3, 2), Direction.SOUTH)
+    assert regions == [cells(2, 2, 3, 3)]
+
+
+def test_a_wall_on_the_map_edge_has_one_side() -> None:
+    wall_east, wall_south = no_walls()
+    assert regions_beside_edge(wall_east, wall_south, Position(0, 5), Direction.WEST) == []
