@@ -337,7 +337,6 @@ class ConversationService:
         """
         me = AgentName(invitee)
         inv = self._usable_invitation(me, tick, "accept")
-        self.agents.changes.conversations.add(ConversationId("oops"))
         if me in self._active:
             raise ConversationError(
                 "you are already in a conversation; leave it before accepting another"
