@@ -273,10 +273,12 @@ class SpeakAction(Action):
 class InviteAction(Action):
     name: ClassVar[str] = "invite"
     invitee: AgentName
-    privacy: Privacy = Privacy.PUBLIC
+    privacy: Privacy | None = None
+    """None: the privacy of the inviter's current conversation, or public."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "privacy", Privacy(self.privacy))
+        if self.privacy is not None:
+            object.__setattr__(self, "privacy", Privacy(self.privacy))
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,13 +18,15 @@ _ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@
 def clean_text(text: str, *, keep_newlines: bool = False) -> str:
     """`text` without escape sequences and control or format characters, NFC, trimmed.
 
-    Tabs become spaces; newlines survive only with keep_newlines (speech may have
-    paragraphs, a sign or a place name may not).
+    Newlines and tabs survive only with keep_newlines (speech may have paragraphs;
+    a sign or a place name may not: there they become spaces). CR LF and lone CR
+    count as a newline.
     """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = unicodedata.normalize("NFC", _ESCAPES.sub("", text))
     out = []
     for ch in text:
-        if ch == "\n" and keep_newlines:
+        if ch in "\n\t" and keep_newlines:
             out.append(ch)
         elif ch in "\t\n\r":
             out.append(" ")

@@ -62,7 +62,8 @@ class Direction(StrEnum):
             return cls(str(raw).strip().lower())
         except ValueError:
             names = ", ".join(d.value for d in cls)
-            raise ValueError(f"unknown direction {raw!r}: expected one of {names}") from None
+            shown = repr(raw) if len(str(raw)) <= 20 else repr(str(raw)[:17] + "...")
+            raise ValueError(f"unknown direction {shown}: expected one of {names}") from None
 
 
 _DELTAS = {

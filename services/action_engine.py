@@ -54,6 +54,7 @@ from core.actions import (
     WriteSignAction,
 )
 from core.agent import Agent, InventoryError
+from core.constants import MAX_PLACE_NAME_LENGTH, MAX_SIGN_LENGTH
 from core.events import (
     AgentMovedEvent,
     AgentSleptEvent,
@@ -98,12 +99,36 @@ log = logging.getLogger("hearth.actions")
 MAX_STRUCTURE_AREA = 400
 """The largest interior a set of walls can enclose and still count as a structure."""
 
+MAX_NAME_LENGTH = 100
+"""No item, technique, agent or landmark name is longer; longer input is refused early,
+so a huge argument is never echoed back."""
+
+NAME_FIELDS = ("target", "item", "recipient", "technique", "tool", "invitee", "participant")
+
 BUSY_WHILE_TRAVELLING = frozenset({
     "walk", "approach", "journey", "take", "drop", "give", "gather", "combine", "work",
     "apply", "build_shelter", "place_wall", "place_door", "place_item", "remove_wall",
     "write_sign", "name_place", "sleep",
 })
 """Actions that need hands and feet: refused while a journey is under way."""
+
+
+def _overlong_name(action: Action) -> str | None:
+    """A refusal for a name argument no real name could match, or None."""
+    for field in NAME_FIELDS:
+        value = getattr(action, field, None)
+        if isinstance(value, str) and len(value) > MAX_NAME_LENGTH:
+            return (f"{field} is {len(value)} characters long; no name here is longer than "
+                    f"{MAX_NAME_LENGTH}")
+    items = getattr(action, "items", None)
+    if isinstance(items, tuple):
+        if len(items) > 20:
+            return f"combine takes at most 20 things, not {len(items)}"
+        for value in items:
+            if len(value) > MAX_NAME_LENGTH:
+                return (f"an item name of {len(value)} characters; no name here is longer "
+                        f"than {MAX_NAME_LENGTH}")
+    return None
 
 
 class IdSource:
@@ -188,6 +213,9 @@ class ActionEngine:
         handler = self._handlers.get(type(action))
         if handler is None:
             return ActionResult.fail(f"{getattr(action, 'name', action)!r} is not an action")
+        too_long = _overlong_name(action)
+        if too_long:
+            return ActionResult.fail(too_long)
         if agent.is_sleeping:
             return ActionResult.fail("you are asleep; you will wake in the morning")
         if agent.journey is not None and action.name in BUSY_WHILE_TRAVELLING:
@@ -220,14 +248,17 @@ class ActionEngine:
         )
 
     def _approach(self, agent: Agent, action: ApproachAction, tick: int) -> ActionResult:
-        target = self._find_visible(agent, action.target)
+        found = self._find_visible(agent, action.target)
+        target, is_agent = found if found else (None, False)
         if target is None:
             return ActionResult.fail(
                 f"you see no {action.target!r} nearby; approach works on someone or something "
                 "you can see (an agent's name, a sign, a landmark, a kind of terrain)"
             )
-        if target == agent.position or target.manhattan(agent.position) == 1:
+        if target == agent.position or (is_agent and target.manhattan(agent.position) == 1):
             return ActionResult.fail(f"{action.target} is already right beside you")
+        # Someone is approached until beside them; a thing or a kind of ground until
+        # standing on it (or beside it, when it cannot be stood on).
         path = self.agents.plan_path(agent.position, target)
         if path is None:
             # Aim for a free cell beside the target (it may be water or occupied).
@@ -242,7 +273,8 @@ class ActionEngine:
         step = path[0]
         direction = direction_towards(agent.position, step)
         moved = self.agents.move_agent(agent.name, direction)
-        left = max(0, len(path) - 1)
+        # Steps still needed: onto a thing's cell, or to beside an agent.
+        left = max(0, len(path) - 1 - (1 if is_agent and path[-1] == target else 0))
         return ActionResult.ok(
             f"you step {direction.value} toward {action.target}"
             + (f"; {left} more steps" if left else ""),
@@ -250,14 +282,15 @@ class ActionEngine:
             {"position": [moved.position.x, moved.position.y], "remaining": left},
         )
 
-    def _find_visible(self, agent: Agent, target: str) -> Position | None:
-        """The nearest visible thing matching a name: agent, landmark, place, sign, terrain."""
+    def _find_visible(self, agent: Agent, target: str) -> tuple[Position, bool] | None:
+        """The nearest visible thing matching a name (agent, landmark, place, sign,
+        terrain), and whether it is an agent."""
         key = target.strip().casefold()
         other = self.agents.get_agent(target.strip())
         if other is not None and other.name != agent.name and self.world.visible(
             agent.position, other.position
         ):
-            return other.position
+            return other.position, True
         radius = self.world.vision_radius()
         best: tuple[int, Position] | None = None
         for pos in self.world.cells_around(agent.position, radius):
@@ -274,7 +307,7 @@ class ActionEngine:
                 d = pos.manhattan(agent.position)
                 if d and (best is None or d < best[0]):
                     best = (d, pos)
-        return None if best is None else best[1]
+        return None if best is None else (best[1], False)
 
     def _journey(self, agent: Agent, action: JourneyAction, tick: int) -> ActionResult:
         destination = action.destination
@@ -486,6 +519,10 @@ class ActionEngine:
             return ActionResult.fail(
                 f"{other.name} is too far away to hand anything to; stand next to them first"
             )
+        if other.position != agent.position and self.world.edge_blocked(
+            agent.position, direction_towards(agent.position, other.position)
+        ):
+            return ActionResult.fail(f"a wall stands between you and {other.name}")
         inventory, unique = self._remove_from_inventory(agent, action.item, action.quantity)
         theirs = other.inventory
         theirs = (theirs.add_item(unique) if unique is not None
@@ -591,9 +628,10 @@ class ActionEngine:
         )
         self.agents.set_inventory(agent.name, inventory)
         self.world.place_wall(agent.position, d, material, self.building.wall_cost)
-        events = [WallPlacedEvent(tick, agent.name, agent.position, d)]
-        found = self._detect_structures(agent, tick)
-        events += found
+        events: list = [WallPlacedEvent(tick, agent.name, agent.position, d)]
+        changed = self._refresh_structures(agent, [agent.position, agent.position.step(d)], tick)
+        events += changed
+        found = [e for e in changed if isinstance(e, StructureDetectedEvent)]
         text = f"you raise a wall of {material or 'nothing'} on the {d.value} side"
         if found:
             text += "; the walls now close a space: a shelter"
@@ -631,11 +669,7 @@ class ActionEngine:
             inventory = inventory.add_resource(material, quantity)
         self.agents.set_inventory(agent.name, inventory)
         events: list = [WallRemovedEvent(tick, agent.name, agent.position, d)]
-        for side in (agent.position, agent.position.step(d)):
-            structure = self.world.structure_at(side)
-            if structure is not None:
-                self.world.remove_structure(structure.id)
-                events.append(StructureRemovedEvent(tick, structure.id, agent.name))
+        events += self._refresh_structures(agent, [agent.position, agent.position.step(d)], tick)
         back = ", ".join(f"{q} {m}" for m, q in returned) or "nothing"
         return ActionResult.ok(
             f"you take down the {d.value} wall and keep its {back}", events,
@@ -643,51 +677,96 @@ class ActionEngine:
         )
 
     def _build_shelter(self, agent: Agent, action: BuildShelterAction, tick: int) -> ActionResult:
-        """Walls on every open side of this cell, a door to the south: a one-cell hut."""
+        """Walls on every open side of this cell and a door in the south wall: a one-cell
+        hut its builder can walk out of."""
         pos = agent.position
-        missing = [d for d in CARDINALS if not self.world.has_wall(pos, d)]
         if any(not self.world.edge_inside(pos, d) for d in CARDINALS):
             return ActionResult.fail("a shelter cannot stand against the world's edge")
-        if not missing and self.world.structure_at(pos):
+        missing = [d for d in CARDINALS if not self.world.has_wall(pos, d)]
+        needs_door = not any(self.world.has_door(pos, d) for d in CARDINALS)
+        if not missing and not needs_door:
             return ActionResult.fail("you are already inside a shelter")
         cost = self.building.wall_cost
         inventory = agent.inventory
         spend: list[tuple[Direction, str | None]] = []
         for d in missing:
-            for material in self.building.wall_materials or [None]:
-                if cost == 0 or (material and inventory.has(material, cost)):
-                    if cost and material:
-                        inventory = inventory.remove_resource(material, cost)
-                    spend.append((d, material))
-                    break
-            else:
+            choice = next((m for m in self.building.wall_materials
+                           if cost == 0 or inventory.has(m, cost)), None)
+            if choice is None:
                 need = len(missing) * cost
                 return ActionResult.fail(
                     f"a shelter here needs {len(missing)} more walls: {need} units of "
-                    f"{', '.join(self.building.wall_materials)} (any mix, {cost} per wall)"
+                    f"{', '.join(self.building.wall_materials)} (any mix, {cost} per wall), "
+                    f"and a door of {self.building.door_cost} "
+                    f"{' or '.join(self.building.door_materials)}"
                 )
+            if cost:
+                inventory = inventory.remove_resource(choice, cost)
+            spend.append((d, choice if cost else None))
+        door_material = None
+        if needs_door and self.building.door_cost:
+            door_material = next((m for m in self.building.door_materials
+                                  if inventory.has(m, self.building.door_cost)), None)
+            if door_material is None:
+                return ActionResult.fail(
+                    f"a shelter needs a door of {self.building.door_cost} "
+                    f"{' or '.join(self.building.door_materials)} once its walls are paid for"
+                )
+            inventory = inventory.remove_resource(door_material, self.building.door_cost)
         self.agents.set_inventory(agent.name, inventory)
         events: list = []
         for d, material in spend:
             self.world.place_wall(pos, d, material, cost)
             events.append(WallPlacedEvent(tick, agent.name, pos, d))
-        events += self._detect_structures(agent, tick)
+        if needs_door:
+            self.world.place_door(pos, Direction.SOUTH, door_material,
+                                  self.building.door_cost if door_material else 0)
+            events.append(DoorPlacedEvent(tick, agent.name, pos, Direction.SOUTH))
+        cells = [pos, *(pos.step(d) for d in CARDINALS)]
+        events += self._refresh_structures(agent, cells, tick)
         return ActionResult.ok(
-            f"you build walls on {len(spend)} sides; this cell is a shelter now", events,
-            {"walls": [d.value for d, _ in spend]},
+            f"you build walls on {len(spend)} sides"
+            + (" and a door to the south" if needs_door else "")
+            + "; this cell is a shelter now", events,
+            {"walls": [d.value for d, _ in spend], "door": needs_door},
         )
 
-    def _detect_structures(self, agent: Agent, tick: int) -> list:
-        events = []
-        walls = (self.world.wall_east, self.world.wall_south)
-        for pos in [agent.position, *(agent.position.step(d) for d in CARDINALS)]:
-            if not self.world.in_bounds(pos) or self.world.structure_at(pos):
+    def _refresh_structures(self, agent: Agent, cells: list[Position], tick: int) -> list:
+        """Make the structures around changed walls true again.
+
+        The enclosed regions containing `cells` are recomputed; a structure whose
+        interior is still exactly one of them stays (same id), any other structure
+        touching those cells is removed (opened, merged or split), and every new
+        enclosed region becomes a structure.
+        """
+        world = self.world
+        walls = (world.wall_east, world.wall_south)
+        cells = [c for c in cells if world.in_bounds(c)]
+        regions: list[frozenset[Position]] = []
+        for cell in cells:
+            if any(cell in r for r in regions):
                 continue
-            region = enclosed_region(*walls, pos, max_area=MAX_STRUCTURE_AREA)
-            if region is None or any(self.world.structure_at(p) for p in region):
+            region = enclosed_region(*walls, cell, max_area=MAX_STRUCTURE_AREA)
+            if region is not None:
+                regions.append(region)
+        touched: dict[str, Structure] = {}
+        for cell in [*cells, *(p for r in regions for p in r)]:
+            found = world.structure_at(cell)
+            if found is not None:
+                touched[found.id] = found
+        events: list = []
+        kept = set()
+        for sid, structure in sorted(touched.items()):
+            if structure.interior in regions:
+                kept.add(structure.interior)
+                continue
+            world.remove_structure(sid)
+            events.append(StructureRemovedEvent(tick, sid, agent.name))
+        for region in regions:
+            if region in kept or any(world.structure_at(p) for p in region):
                 continue
             structure = Structure(self.new_id("structure"), region, agent.name, tick)
-            self.world.add_structure(structure)
+            world.add_structure(structure)
             events.append(StructureDetectedEvent(tick, structure.id, len(region), agent.name))
         return events
 
@@ -699,9 +778,16 @@ class ActionEngine:
             return ActionResult.fail(f"the world ends to the {action.direction.value}")
         if pos != agent.position and not self.world.is_passable(pos):
             return ActionResult.fail("a sign needs ground to stand on")
+        if pos != agent.position and self.world.edge_blocked(agent.position, action.direction):
+            return ActionResult.fail(f"a wall stands to the {action.direction.value}")
         text = clean_text(action.text)
         if not text:
             return ActionResult.fail("the sign would be blank once unprintable characters go")
+        if len(text) > MAX_SIGN_LENGTH:
+            return ActionResult.fail(
+                f"the sign's text is {len(text)} characters once normalised; the limit is "
+                f"{MAX_SIGN_LENGTH}"
+            )
         existing = self.world.sign_at(pos)
         sign = Sign(existing.id if existing else self.new_id("sign"), pos, agent.name, tick,
                     text=text)
@@ -716,6 +802,12 @@ class ActionEngine:
 
     def _read_sign(self, agent: Agent, action: ReadSignAction, tick: int) -> ActionResult:
         pos = self._target_cell(agent, action.direction)
+        if pos is not None and pos != agent.position and self.world.edge_blocked(
+            agent.position, action.direction
+        ):
+            return ActionResult.fail(
+                f"a wall stands to the {action.direction.value}; you cannot read past it"
+            )
         sign = self.world.sign_at(pos) if pos is not None else None
         if sign is None:
             where = "here" if action.direction is Direction.DOWN else (
@@ -729,6 +821,11 @@ class ActionEngine:
         name = " ".join(clean_text(action.place_name).split())
         if not name:
             return ActionResult.fail("a place name needs some letters")
+        if len(name) > MAX_PLACE_NAME_LENGTH:
+            return ActionResult.fail(
+                f"the place name is {len(name)} characters once normalised; the limit is "
+                f"{MAX_PLACE_NAME_LENGTH}"
+            )
         taken = self.world.place_named(name) or self.world.landmark_named(name)
         if taken is not None:
             p = taken.position
@@ -754,8 +851,9 @@ class ActionEngine:
     def _speak(self, agent: Agent, action: SpeakAction, tick: int) -> ActionResult:
         message = clean_text(action.message, keep_newlines=True)
         if not message:
-            return ActionResult.fail("there is nothing left to say once unprintable "
-                                     "characters are gone")
+            return ActionResult.fail(
+                "there is nothing left to say once unprintable characters are gone"
+            )
         conversation, turn = self.conversations.add_turn(agent.name, message, tick)
         others = sorted(conversation.participants - {agent.name})
         return ActionResult.ok(

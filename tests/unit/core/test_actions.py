@@ -253,7 +253,8 @@ def test_approach_needs_a_target(target: str) -> None:
 
 
 def test_invite_privacy() -> None:
-    assert InviteAction(RIVER).privacy is Privacy.PUBLIC
+    # None: the inviter's current conversation decides, else public (the service rules).
+    assert InviteAction(RIVER).privacy is None
     assert InviteAction(RIVER, "private").privacy is Privacy.PRIVATE  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         InviteAction(RIVER, "secret")  # type: ignore[arg-type]
