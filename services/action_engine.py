@@ -239,7 +239,7 @@ class ActionEngine:
         reason = self.agents.step_blocker(agent.position, action.direction)
         if reason:
             return ActionResult.fail(f"you cannot walk {action.direction.value}: {reason}")
-        moved = self.agents.move_agent(agent.name, action.direction)
+        moved = self.agents.step_checked(agent, action.direction)
         here = self.world.terrain_at(moved.position).value
         return ActionResult.ok(
             f"you walk {action.direction.value} onto {here}",

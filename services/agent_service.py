@@ -126,6 +126,10 @@ class AgentService:
             raise AgentRuleError(reason)
         return self._put(agent.with_position(agent.position.step(direction)))
 
+    def step_checked(self, agent: Agent, direction: Direction) -> Agent:
+        """Move an agent whose step the caller has just checked with step_blocker."""
+        return self._put(agent.with_position(agent.position.step(direction)))
+
     def step_blocker(self, pos: Position, direction: Direction) -> str | None:
         """Why a step is impossible, or None if it is fine."""
         world = self.world

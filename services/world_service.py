@@ -87,6 +87,7 @@ class WorldService:
                 f"{state.width}x{state.height}"
             )
         self._state = state
+        self._w, self._h = state.width, state.height
         self.rules = rules
         self.clock = clock
         self.changes = changes if changes is not None else ChangeSet()
@@ -164,14 +165,15 @@ class WorldService:
     # ------------------------------------------------------------------ cells
 
     def in_bounds(self, pos: Position) -> bool:
-        return 0 <= pos.x < self.width and 0 <= pos.y < self.height
+        return 0 <= pos.x < self._w and 0 <= pos.y < self._h
 
     def terrain_at(self, pos: Position) -> Terrain:
         self._require(pos)
         return TERRAIN_ORDER[self.codes[pos.y, pos.x]]
 
     def is_passable(self, pos: Position) -> bool:
-        return self.in_bounds(pos) and bool(self.passable[pos.y, pos.x])
+        x, y = pos.x, pos.y
+        return 0 <= x < self._w and 0 <= y < self._h and bool(self.passable[y, x])
 
     def gatherable_at(self, pos: Position) -> str | None:
         """The resource this cell's terrain yields, if any."""
@@ -202,6 +204,11 @@ class WorldService:
             raise WorldRuleError(
                 f"the {direction.value} edge of ({pos.x}, {pos.y}) is the edge of the world"
             )
+        return self._edge_unchecked(pos, direction)
+
+    def _edge_unchecked(
+        self, pos: Position, direction: Direction
+    ) -> tuple[np.ndarray, np.ndarray, int, int]:
         if direction is Direction.EAST:
             return self.wall_east, self.door_east, pos.y, pos.x
         if direction is Direction.WEST:
@@ -228,8 +235,11 @@ class WorldService:
         return bool(doors[y, x])
 
     def edge_blocked(self, pos: Position, direction: Direction) -> bool:
-        """A wall without a door: nobody passes."""
-        return self.has_wall(pos, direction) and not self.has_door(pos, direction)
+        """A wall without a door: nobody passes. (One lookup: this is on every step.)"""
+        if not self.edge_inside(pos, direction):
+            return False
+        walls, doors, y, x = self._edge_unchecked(pos, direction)
+        return bool(walls[y, x]) and not doors[y, x]
 
     def can_step(self, pos: Position, direction: Direction) -> bool:
         if direction not in CARDINALS:
