@@ -128,8 +128,14 @@ LANDMARKS = (
     Landmark("rock", "the Lonely Rock", "A rock on an island.", Position(6, 5)),
 )
 STARTING_STACKS = {
-    "plank": 8, "wood": 6, "stone": 4, "clay": 2, "grass": 2, "stick": 2, "cord": 2,
-    "cobblestone": 2, "fiber": 2, "flat_stone": 1, "grit": 1, "clay_vessel": 1,
+    # Ash and Cedar can build and craft a good while; Birch runs short halfway through
+    # a shelter; Dusk starts with nothing but a bowl.
+    "Ash": {"plank": 8, "wood": 6, "stone": 4, "clay": 2, "grass": 2, "stick": 2, "cord": 2,
+            "cobblestone": 2, "fiber": 2, "flat_stone": 1, "grit": 1, "clay_vessel": 1},
+    "Birch": {"plank": 3, "wood": 2, "stone": 1, "clay": 1},
+    "Cedar": {"plank": 5, "wood": 2, "stick": 2, "cord": 1, "fiber": 2, "cobblestone": 1,
+              "torch": 1},
+    "Dusk": {},
 }
 
 
@@ -139,7 +145,7 @@ def _starting_agent(name: str) -> Agent:
         items.append(Item.unique("stone_axe", f"axe-{name}", ("tool", "cutting")))
     return Agent(
         name=AgentName(name), model_id="test-model", personality="curious",
-        position=STARTS[name], inventory=Inventory(dict(STARTING_STACKS), tuple(items)),
+        position=STARTS[name], inventory=Inventory(dict(STARTING_STACKS[name]), tuple(items)),
     )
 
 
@@ -250,8 +256,8 @@ _OFTEN = ("walk", "gather", "place_wall", "drop", "take", "give", "invite", "acc
 CALLS = st.one_of([st.tuples(st.just(name), BUILDERS[name]) for name in (*ACTION_TYPES, *_OFTEN)])
 ACTORS = st.sampled_from([*NAMES, *NAMES, *NAMES, "Nobody", " Ash "])
 PURPOSEFUL = ("accept_invite", "accept_invite", "decline_invite", "speak", "leave_conversation",
-              "join_conversation", "invite", "invite", "give", "take", "read_sign",
-              "remove_wall", "place_door")
+              "join_conversation", "invite", "invite", "give", "give", "drop", "place_item",
+              "take", "read_sign", "remove_wall", "place_door")
 WORLD_EVENTS = st.one_of(
     st.just(("tick", None)),
     st.tuples(st.just("advance journey"), st.sampled_from(NAMES)),
@@ -259,6 +265,7 @@ WORLD_EVENTS = st.one_of(
     st.just(("expire invitations", None)),
     st.tuples(st.just("wake"), st.sampled_from(NAMES)),
     st.just(("flush journal", None)),
+    st.tuples(st.just("wall across a journey"), st.sampled_from(NAMES)),
 )
 
 
@@ -621,10 +628,16 @@ class WorldMachine(RuleBasedStateMachine):
     def _walled(self, agent: Agent) -> list[str]:
         return [d.value for d in CARDINALS if self.world.has_wall(agent.position, d)]
 
-    @rule(kind=st.sampled_from(PURPOSEFUL), pick=st.integers(0, 15), text=TEXTS,
-          privacy=st.sampled_from(["public", "private"]), item=ITEMS, via_tool=st.booleans())
-    def act_with_purpose(self, kind: str, pick: int, text: str, privacy: str, item: str,
-                         via_tool: bool) -> None:
+    @rule(actor=st.sampled_from(NAMES), direction=st.sampled_from(CARDINALS))
+    def walk(self, actor: str, direction: Direction) -> None:
+        """Plain walking, often: agents must get about for anything else to happen."""
+        self._act(actor, "walk", {"direction": direction.value})
+
+    @rule(kind=st.sampled_from(PURPOSEFUL), pick=st.integers(0, 15), nth=st.integers(0, 15),
+          text=TEXTS, privacy=st.sampled_from(["public", "private"]), quantity=QUANTITIES,
+          via_tool=st.booleans())
+    def act_with_purpose(self, kind: str, pick: int, nth: int, text: str, privacy: str,
+                         quantity: int, via_tool: bool) -> None:
         """An action by someone it could make sense for, so talk, taking and rebuilding
         happen often enough to be tested (random actors rarely line these up)."""
         w = self.world
@@ -653,10 +666,21 @@ class WorldMachine(RuleBasedStateMachine):
             elif kind == "invite":
                 options += [(agent.name, {"invitee": them, "privacy": privacy}) for them in NAMES
                             if self.agents.can_see(agent.name, them)]
-            else:
-                options += [(agent.name, {"recipient": them.name, "item": item})
-                            for them in self.agents.get_all_agents()
-                            if them.position.manhattan(agent.position) == 1]
+            else:  # give, drop or place_item something the agent carries
+                carried = [*agent.inventory.stacks, *(i.item_type for i in agent.inventory.items)]
+                if not carried:
+                    continue
+                item = carried[nth % len(carried)]
+                if kind == "give":
+                    options += [(agent.name, {"recipient": them.name, "item": item,
+                                              "quantity": quantity})
+                                for them in self.agents.get_all_agents()
+                                if them.position.manhattan(agent.position) == 1]
+                elif kind == "drop":
+                    options.append((agent.name, {"item": item, "quantity": quantity}))
+                else:
+                    options += [(agent.name, {"item": item, "direction": d})
+                                for d in self._beside(agent, lambda p, _: w.is_passable(p))]
         actor, args = options[pick % len(options)] if options else (NAMES[pick % 4], {})
         if via_tool:
             self._tool(actor, kind, args)
@@ -707,11 +731,27 @@ class WorldMachine(RuleBasedStateMachine):
         elif what == "expire invitations":
             for invitation in self.conversations.expire_invitations(self.world.tick):
                 assert invitation.is_expired(self.world.tick), f"expired early: {invitation}"
+        elif what == "wall across a journey":
+            self._wall_across(arg)
         elif what == "wake":
             if self.agents.require(arg).is_sleeping:
                 self.agents.set_sleeping(arg, False)
         else:
             self._flush()
+
+    def _wall_across(self, name: str) -> None:
+        """Someone (the Gardener, say) walls the next step of a journey: it must stop there."""
+        agent = self.agents.require(name)
+        nxt = agent.journey.next_position if agent.journey else None
+        if nxt is None:
+            return
+        d = next(d for d in CARDINALS if agent.position.step(d) == nxt)
+        if self.world.has_wall(agent.position, d):
+            return
+        self.world.place_wall(agent.position, d)  # no materials: nothing to conserve
+        for edges in self.walls_since.values():
+            edges.add(_edge_key(agent.position, d))
+        self.touched_cells.add(agent.position)
 
     def _flush(self) -> None:
         """What the commit phase does once it has written everything: a fresh journal."""
