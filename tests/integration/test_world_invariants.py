@@ -116,6 +116,8 @@ MAP = (
 )
 SIZE = 16
 assert len(MAP) == SIZE and all(len(row) == SIZE for row in MAP)
+PASSABLE_CELLS = [Position(x, y) for y, row in enumerate(MAP) for x, c in enumerate(row)
+                  if CONFIG.terrain.terrains[LEGEND[c]].passable]
 
 NAMES = ("Ash", "Birch", "Cedar", "Dusk")
 STARTS = {
@@ -257,7 +259,7 @@ CALLS = st.one_of([st.tuples(st.just(name), BUILDERS[name]) for name in (*ACTION
 ACTORS = st.sampled_from([*NAMES, *NAMES, *NAMES, "Nobody", " Ash "])
 PURPOSEFUL = ("accept_invite", "accept_invite", "decline_invite", "speak", "leave_conversation",
               "join_conversation", "invite", "invite", "give", "give", "drop", "place_item",
-              "take", "read_sign", "remove_wall", "place_door")
+              "take", "read_sign", "remove_wall", "place_door", "journey", "journey")
 WORLD_EVENTS = st.one_of(
     st.just(("tick", None)),
     st.tuples(st.just("advance journey"), st.sampled_from(NAMES)),
@@ -265,7 +267,7 @@ WORLD_EVENTS = st.one_of(
     st.just(("expire invitations", None)),
     st.tuples(st.just("wake"), st.sampled_from(NAMES)),
     st.just(("flush journal", None)),
-    st.tuples(st.just("wall across a journey"), st.sampled_from(NAMES)),
+    st.tuples(st.just("wall across a journey"), st.integers(0, 3)),
 )
 
 
@@ -417,6 +419,7 @@ class WorldMachine(RuleBasedStateMachine):
         self.invited: set[tuple[str, str]] = set()
         """(conversation, agent) pairs admitted by invitation (or by starting it)."""
         self.privacy: dict[str, str] = {}
+        self.steps = 0
         self.touched_cells: set[Position] = set()
         """Cells whose edges the last steps changed: the wall check looks at them first."""
 
@@ -481,6 +484,7 @@ class WorldMachine(RuleBasedStateMachine):
 
     def _step(self) -> None:
         STATS["steps"] += 1
+        self.steps += 1
 
     def _perform(self, label: str, actor: str, run: Callable[[], ActionResult]) -> ActionResult:
         """Run one action and check what only the before and after can tell."""
@@ -657,6 +661,12 @@ class WorldMachine(RuleBasedStateMachine):
             elif kind == "read_sign":
                 options += [(agent.name, {"direction": d})
                             for d in self._beside(agent, lambda p, _: w.sign_at(p) is not None)]
+            elif kind == "journey":  # somewhere at least a few steps away, or a landmark
+                far = [p for p in PASSABLE_CELLS if p.manhattan(agent.position) > 3]
+                destination = far[(nth * 37 + pick) % len(far)]
+                options.append((agent.name, {"destination": {"x": destination.x,
+                                                             "y": destination.y}}))
+                options.append((agent.name, {"place_name": LANDMARKS[nth % 2].name}))
             elif kind in ("remove_wall", "place_door"):
                 options += [(agent.name, {"direction": d}) for d in self._walled(agent)]
             elif kind == "join_conversation":
@@ -739,10 +749,13 @@ class WorldMachine(RuleBasedStateMachine):
         else:
             self._flush()
 
-    def _wall_across(self, name: str) -> None:
+    def _wall_across(self, pick: int) -> None:
         """Someone (the Gardener, say) walls the next step of a journey: it must stop there."""
-        agent = self.agents.require(name)
-        nxt = agent.journey.next_position if agent.journey else None
+        travelling = [a for a in self.agents.get_all_agents() if a.journey is not None]
+        if not travelling:
+            return
+        agent = travelling[pick % len(travelling)]
+        nxt = agent.journey.next_position
         if nxt is None:
             return
         d = next(d for d in CARDINALS if agent.position.step(d) == nxt)
@@ -840,7 +853,7 @@ class WorldMachine(RuleBasedStateMachine):
             )
         # Check the cells whose edges just changed, a few walled cells and a rotating
         # sample of open ground: every edge is still checked within a few steps.
-        turn = STATS["steps"]
+        turn = self.steps  # this example's own count, so a failure replays the same way
         walled = np.argwhere(w.wall_east | w.wall_south)
         cells = set(self.touched_cells)
         self.touched_cells.clear()
