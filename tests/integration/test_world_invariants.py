@@ -81,8 +81,8 @@ from services.simulation import Simulation, build_simulation, clock_of
 from services.world_service import TerrainRules, WorldService
 
 MIN_STEPS = 10_000
-EXAMPLES = 120
-STEPS_PER_EXAMPLE = 100
+EXAMPLES = 240
+STEPS_PER_EXAMPLE = 50
 
 STATS: Counter[str] = Counter()
 """Module-wide tallies: "steps", and per action "<name> ok" / "<name> failed"."""
