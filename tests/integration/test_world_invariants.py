@@ -2,10 +2,22 @@
 
 A small hand-painted world (16x16: forest, stone, sand, grass, hills, a pond with an
 unreachable island, water and coast along the edges) holds four agents who carry
-enough planks, wood and stone to build. Every step one agent tries one of the 27
-actions (plausible and implausible arguments alike), or makes a raw tool call (some
-deliberately malformed), or the world moves on: a tick passes, journeys advance,
-invitations lapse, sleepers wake, the change journal is flushed.
+different amounts (Ash and Cedar enough to build and craft, Birch too little for a
+whole shelter, Dusk nothing). Each step is one of:
+
+- `act` / `tool_call`: a random agent (or a stranger's name) tries one of the 27
+  actions with plausible or implausible arguments, through `execute_now` or through
+  `execute_tool` with the same arguments in tool-call form;
+- `malformed_tool_call`: a tool call that cannot become an action (unknown tool,
+  arguments that are no mapping, an extra or missing key, a value of the wrong type),
+  which must come back as a failed result with a message, never raise;
+- `walk`, `act_with_purpose`: actions by someone they could make sense for (answer an
+  invitation, speak while talking, take a pile beside you, journey somewhere far,
+  give what you carry, take down a wall you stand by, ...), so that the interesting
+  states are reached, not only refusals;
+- `world_moves_on`: a tick (journeys advance, the journal is committed), a jump in
+  time, one journey step, lapsed invitations swept, a sleeper woken, a wall raised
+  across a journey's next step.
 
 After every step these must hold (each an @invariant below, or checked inside the
 rule when it needs the state from before the step):
@@ -14,20 +26,25 @@ rule when it needs the state from before the step):
 2. resources are conserved: per item type, what agents carry + what lies on the
    ground + what is built into walls and doors changes only by gathering and
    crafting, as the events of successful results report; unique items appear and
-   disappear only through crafting;
+   disappear only through crafting, as its recipe says;
 3. no unique item id appears twice;
 4. an agent is in at most one active conversation, and nobody is in a private
-   conversation without an invitation (the service's own check and ours, built
-   from the events);
-5. walls agree from both sides, doors stand only in walls, the cell view agrees;
-6. every journey's remaining path is walkable from where the agent stands (except
-   across walls raised after the journey began, which stop it) and the agent
-   stands on the journey's current cell;
-7. a failed action changed nothing (world, agents, talk, gathering, the journal);
-8. no action failed through an unexpected exception (the engine's catch-all).
+   conversation without an invitation (the service's own check, and ours built
+   from the events, which must also agree on who is talking with whom);
+5. walls agree from both sides, doors stand only in walls, the cell view agrees
+   (checked on the cells just changed, a rotating few walled cells and a rotating
+   cell of open ground; doors-in-walls over the whole map);
+6. every journey's remaining path is walkable from where the agent stands, except
+   across walls raised after it set out (which must stop it: checked at each step),
+   and the agent stands on the journey's current cell;
+7. a failed action changed nothing: world, agents, talk, gathering, and the change
+   journal, which notes every write (so re-noting a key already noted counts too);
+8. no action failed through an unexpected exception (the engine's catch-all logs
+   those as bugs and reports "could not be done just now").
 
-The test runs the machine once with enough examples for at least MIN_STEPS steps
-and asserts that they ran.
+One test runs the machine with enough examples for at least MIN_STEPS steps and
+asserts that they ran and that every action type was tried. A failure prints the
+shrunk steps and a @reproduce_failure blob.
 """
 
 from __future__ import annotations
@@ -259,7 +276,8 @@ CALLS = st.one_of([st.tuples(st.just(name), BUILDERS[name]) for name in (*ACTION
 ACTORS = st.sampled_from([*NAMES, *NAMES, *NAMES, "Nobody", " Ash "])
 PURPOSEFUL = ("accept_invite", "accept_invite", "decline_invite", "speak", "leave_conversation",
               "join_conversation", "invite", "invite", "give", "give", "drop", "place_item",
-              "take", "read_sign", "remove_wall", "place_door", "journey", "journey")
+              "take", "read_sign", "remove_wall", "remove_wall", "place_door", "journey",
+              "journey", "build_shelter", "craft", "craft")
 WORLD_EVENTS = st.one_of(
     st.just(("tick", None)),
     st.tuples(st.just("advance journey"), st.sampled_from(NAMES)),
@@ -454,7 +472,8 @@ class WorldMachine(RuleBasedStateMachine):
         return found
 
     def _state(self) -> dict[str, Any]:
-        """Everything an action could change, in comparable form."""
+        """Everything an action could change, in comparable form (the conversation
+        service's own tables included: its public queries do not show ended talks)."""
         w, c = self.world, self.conversations
         journal = {f.name: _frozen(getattr(w.changes, f.name))
                    for f in dataclasses.fields(w.changes)}
@@ -629,8 +648,16 @@ class WorldMachine(RuleBasedStateMachine):
         `wanted(cell there, direction)`."""
         return [d.value for d in Direction if wanted(agent.position.step(d), d)]
 
-    def _walled(self, agent: Agent) -> list[str]:
-        return [d.value for d in CARDINALS if self.world.has_wall(agent.position, d)]
+    @staticmethod
+    def _can_make(agent: Agent, recipe) -> bool:
+        held = Counter(agent.inventory.stacks)
+        held.update(item.item_type for item in agent.inventory.items)
+        return Counter(recipe.inputs) <= held
+
+    def _walled(self, agent: Agent, doors_only: bool) -> list[str]:
+        """The walled sides of an agent's cell, or only those with a door."""
+        has = self.world.has_door if doors_only else self.world.has_wall
+        return [d.value for d in CARDINALS if has(agent.position, d)]
 
     @rule(actor=st.sampled_from(NAMES), direction=st.sampled_from(CARDINALS))
     def walk(self, actor: str, direction: Direction) -> None:
@@ -667,8 +694,15 @@ class WorldMachine(RuleBasedStateMachine):
                 options.append((agent.name, {"destination": {"x": destination.x,
                                                              "y": destination.y}}))
                 options.append((agent.name, {"place_name": LANDMARKS[nth % 2].name}))
-            elif kind in ("remove_wall", "place_door"):
-                options += [(agent.name, {"direction": d}) for d in self._walled(agent)]
+            elif kind in ("remove_wall", "place_door"):  # half the time: a wall with a door
+                doors_only = kind == "remove_wall" and nth % 2 == 0
+                options += [(agent.name, {"direction": d})
+                            for d in self._walled(agent, doors_only)]
+            elif kind == "build_shelter":
+                options.append((agent.name, {}))
+            elif kind == "craft":  # a recipe whose inputs (and tool) the agent holds
+                options += [(agent.name, {"recipe": r})
+                            for r in RECIPES if self._can_make(agent, r)]
             elif kind == "join_conversation":
                 options += [(agent.name, {"participant": them}) for them in NAMES
                             if self.conversations.is_talking(them)
@@ -692,6 +726,13 @@ class WorldMachine(RuleBasedStateMachine):
                     options += [(agent.name, {"item": item, "direction": d})
                                 for d in self._beside(agent, lambda p, _: w.is_passable(p))]
         actor, args = options[pick % len(options)] if options else (NAMES[pick % 4], {})
+        if kind == "craft":
+            recipe = args.get("recipe", RECIPES[nth % len(RECIPES)])
+            kind, args = recipe.action, {
+                "work": lambda: {"item": recipe.inputs[0], "technique": recipe.technique},
+                "combine": lambda: {"items": list(recipe.inputs)},
+                "apply": lambda: {"tool": recipe.inputs[0], "target": recipe.inputs[1]},
+            }[recipe.action]()
         if via_tool:
             self._tool(actor, kind, args)
         else:
@@ -750,7 +791,8 @@ class WorldMachine(RuleBasedStateMachine):
             self._flush()
 
     def _wall_across(self, pick: int) -> None:
-        """Someone (the Gardener, say) walls the next step of a journey: it must stop there."""
+        """Someone (the Gardener, say) walls the next step of a journey, which then tries
+        to take that step: it must stop instead."""
         travelling = [a for a in self.agents.get_all_agents() if a.journey is not None]
         if not travelling:
             return
@@ -765,6 +807,10 @@ class WorldMachine(RuleBasedStateMachine):
         for edges in self.walls_since.values():
             edges.add(_edge_key(agent.position, d))
         self.touched_cells.add(agent.position)
+        self._advance(agent.name)
+        assert self.agents.require(agent.name).position == agent.position, (
+            f"{agent.name} walked through the wall just raised between {agent.position} and {nxt}"
+        )
 
     def _flush(self) -> None:
         """What the commit phase does once it has written everything: a fresh journal."""
@@ -851,12 +897,15 @@ class WorldMachine(RuleBasedStateMachine):
                 f"invariant 5: materials {w.edge_materials[(x, y, side)]} are kept for edge "
                 f"({x}, {y}, {side!r}), which has no wall"
             )
-        # Check the cells whose edges just changed, a few walled cells and a rotating
-        # sample of open ground: every edge is still checked within a few steps.
+        # Check the cells whose edges just changed, both sides of every door, a few walled
+        # cells and a rotating cell of open ground: every edge is checked every few steps.
         turn = self.steps  # this example's own count, so a failure replays the same way
         walled = np.argwhere(w.wall_east | w.wall_south)
         cells = set(self.touched_cells)
         self.touched_cells.clear()
+        for doors, step in ((w.door_east, Direction.EAST), (w.door_south, Direction.SOUTH)):
+            for y, x in np.argwhere(doors):
+                cells |= {Position(int(x), int(y)), Position(int(x), int(y)).step(step)}
         if len(walled):
             picks = ((turn * 7 + k) % len(walled) for k in range(min(2, len(walled))))
             cells |= {Position(int(walled[i][1]), int(walled[i][0])) for i in picks}
@@ -921,6 +970,15 @@ SETTINGS = settings(
 )
 
 
+MOVERS = {
+    "gathering": {"gather"}, "crafting": {"work", "combine", "apply"},
+    "building": {"place_wall", "place_door", "build_shelter", "remove_wall"},
+    "setting down": {"drop", "place_item"}, "picking up": {"take"}, "handing over": {"give"},
+}
+"""Ways things move between agents, the ground and walls, or are made: each must have
+happened, or conservation went untested for it."""
+
+
 def test_every_action_has_arguments() -> None:
     assert set(BUILDERS) == set(ACTION_TYPES)
 
@@ -934,5 +992,8 @@ def test_world_invariants_hold_under_random_play() -> None:
     for key in sorted(STATS):
         print(f"  {key}: {STATS[key]}")
     assert ran >= MIN_STEPS, f"only {ran} steps ran (wanted at least {MIN_STEPS})"
+    done = {name for name in ACTION_TYPES if STATS[f"{name} ok"] + STATS[f"tool:{name} ok"]}
+    untested = sorted(way for way, names in MOVERS.items() if not names & done)
+    assert not untested, f"no action succeeded at: {', '.join(untested)}"
     tried = {key.split()[0] for key in STATS if key.endswith((" ok", " failed"))}
     assert set(ACTION_TYPES) <= tried, f"never tried: {sorted(set(ACTION_TYPES) - tried)}"
