@@ -24,6 +24,9 @@ BENCHES: dict[str, str] = {
     "pathfinding": "bench.pathfinding",
     "actions": "bench.actions",
     "cells": "bench.cells_roundtrip",
+    "engine": "bench.engine_ticks",
+    "parallel": "bench.parallel_turns",
+    "perception": "bench.perception",
 }
 
 

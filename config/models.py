@@ -27,7 +27,7 @@ from pydantic import (
 )
 
 from core.constants import DEFAULT_VISION_RADIUS, NIGHT_VISION_MODIFIER
-from core.terrain import Terrain
+from core.terrain import Terrain, Weather
 from core.types import agent_name
 
 StrictInt = Annotated[int, Strict()]
@@ -76,6 +76,33 @@ class TimeSettings(_Model):
 class SchedulingSettings(_Model):
     max_concurrent_clusters: StrictInt = Field(4, ge=1)
     max_actions_per_turn: StrictInt = Field(8, ge=1)
+    min_sleep_ticks: StrictInt = Field(2, ge=1)
+    """A sleeper wakes once it is not night and it has slept at least this long."""
+    horizon: StrictInt = Field(40, ge=0, le=500)
+    """Landmarks within this many cells stand out on an agent's horizon."""
+    commit_batch_turns: StrictInt = Field(256, ge=1)
+    """Finished turns written per transaction at most (each turn stays atomic)."""
+    commit_max_delay_ms: StrictInt = Field(50, ge=0)
+    """A finished turn waits at most this long for others to share its transaction."""
+
+
+class WeatherSettings(_Model):
+    change_chance: StrictFloat = Field(0.08, ge=0, le=1)
+    """Chance per tick that the weather changes."""
+    weights: dict[Weather, StrictFloat] = Field(
+        default_factory=lambda: {
+            Weather.CLEAR: 5.0, Weather.CLOUDY: 3.0, Weather.RAINY: 2.0, Weather.FOGGY: 1.0,
+        }
+    )
+    """Relative chance of each weather when it changes (0 = never)."""
+
+    @model_validator(mode="after")
+    def _some_weather(self) -> WeatherSettings:
+        if any(w < 0 for w in self.weights.values()):
+            raise ValueError("weather weights must be 0 or more")
+        if not any(w > 0 for w in self.weights.values()):
+            raise ValueError("at least one weather needs a weight above 0")
+        return self
 
 
 class PlacementSettings(_Model):
@@ -126,6 +153,7 @@ class Settings(_Model):
     vision: VisionSettings = Field(default_factory=VisionSettings)
     time: TimeSettings = Field(default_factory=TimeSettings)
     scheduling: SchedulingSettings = Field(default_factory=SchedulingSettings)
+    weather: WeatherSettings = Field(default_factory=WeatherSettings)
     placement: PlacementSettings = Field(default_factory=PlacementSettings)
     gathering: GatheringSettings = Field(default_factory=GatheringSettings)
     building: BuildingSettings = Field(default_factory=BuildingSettings)

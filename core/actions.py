@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from core.constants import MAX_PLACE_NAME_LENGTH, MAX_SIGN_LENGTH, MAX_SPEECH_LENGTH
 from core.conversation import Privacy
 from core.events import DomainEvent
+from core.failures import FailureReason
 from core.types import AgentName, Direction, Position
 
 
@@ -346,16 +347,24 @@ class ActionResult:
     """What happened when an action ran: the narrator's input and the events to log.
 
     `message` is plain and complete: on failure it says why, and what would work.
+    `reason` names the kind of failure (a FailureReason) so nobody has to parse the
+    message; a success has none.
     """
 
     success: bool
     message: str
     events: tuple[DomainEvent, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)
+    reason: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "events", tuple(self.events))
         object.__setattr__(self, "data", MappingProxyType(dict(self.data or {})))
+        if self.success:
+            if self.reason:
+                raise ValueError(f"a successful result has no failure reason, not {self.reason!r}")
+        elif not isinstance(self.reason, FailureReason):
+            object.__setattr__(self, "reason", _failure_reason(self.reason))
 
     @classmethod
     def ok(
@@ -367,5 +376,21 @@ class ActionResult:
         return cls(True, message, tuple(events), data or {})
 
     @classmethod
-    def fail(cls, message: str, data: Mapping[str, Any] | None = None) -> ActionResult:
-        return cls(False, message, (), data or {})
+    def fail(
+        cls,
+        message: str,
+        data: Mapping[str, Any] | None = None,
+        *,
+        reason: FailureReason = FailureReason.NOT_ALLOWED,
+    ) -> ActionResult:
+        return cls(False, message, (), data or {}, reason)
+
+
+def _failure_reason(raw: object) -> FailureReason:
+    """A failure's reason as the enum; a missing or unknown one is a bug, so it raises."""
+    try:
+        return FailureReason(raw)
+    except ValueError:
+        raise ValueError(
+            f"a failed result needs a reason, one of: {', '.join(FailureReason)}; got {raw!r}"
+        ) from None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 
 from core.objects import Item, item_type
@@ -144,23 +144,40 @@ class Agent:
         if self.name in self.known_agents:
             raise ValueError("an agent does not 'know' itself")
 
+    def _evolve(self, field_name: str, value: object) -> Agent:
+        """A copy with one field changed, without re-running `__post_init__`.
+
+        The engine replaces an agent several times per turn; `dataclasses.replace`
+        re-validates the name each time and cost more than the move itself. Every
+        caller below passes a value that keeps the agent valid.
+        """
+        new = object.__new__(Agent)
+        for name in _AGENT_FIELDS:
+            object.__setattr__(new, name, value if name == field_name else getattr(self, name))
+        return new
+
     def with_position(self, position: Position) -> Agent:
-        return replace(self, position=position)
+        return self._evolve("position", position)
 
     def with_inventory(self, inventory: Inventory) -> Agent:
-        return replace(self, inventory=inventory)
+        return self._evolve("inventory", inventory)
 
     def with_journey(self, journey: Journey | None) -> Agent:
-        return replace(self, journey=journey)
+        return self._evolve("journey", journey)
 
     def with_sleeping(self, sleeping: bool) -> Agent:
-        return replace(self, is_sleeping=sleeping)
+        return self._evolve("is_sleeping", bool(sleeping))
 
     def with_known_agent(self, other: AgentName) -> Agent:
-        return replace(self, known_agents=self.known_agents | {other})
+        if other == self.name:
+            raise ValueError("an agent does not 'know' itself")
+        return self._evolve("known_agents", self.known_agents | {other})
 
     def with_last_active(self, tick: int) -> Agent:
-        return replace(self, last_active_tick=tick)
+        return self._evolve("last_active_tick", tick)
 
     def with_session(self, session_id: str | None) -> Agent:
-        return replace(self, session_id=session_id)
+        return self._evolve("session_id", session_id)
+
+
+_AGENT_FIELDS = tuple(f.name for f in fields(Agent))

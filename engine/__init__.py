@@ -1,4 +1,16 @@
-"""The simulation engine: the phased tick pipeline and the runner thread (issue 5).
+"""The engine: the tick pipeline, its phases, crash-safe commits, and the runner thread."""
 
-Empty until the engine lands; the package exists so the layer contracts cover it.
-"""
+from engine.context import TickContext, TurnResult
+from engine.engine import HearthEngine
+from engine.pipeline import BasePhase, Phase, TickPipeline
+from engine.runner import EngineRunner
+
+__all__ = [
+    "BasePhase",
+    "EngineRunner",
+    "HearthEngine",
+    "Phase",
+    "TickContext",
+    "TickPipeline",
+    "TurnResult",
+]

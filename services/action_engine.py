@@ -81,6 +81,7 @@ from core.events import (
     WallPlacedEvent,
     WallRemovedEvent,
 )
+from core.failures import FailureReason
 from core.objects import Item, PlacedItem, Sign
 from core.places import NamedPlace
 from core.structures import Structure
@@ -112,6 +113,87 @@ BUSY_WHILE_TRAVELLING = frozenset({
 })
 """Actions that need hands and feet: refused while a journey is under way."""
 
+R = FailureReason
+"""Short for the many `reason=` arguments below."""
+
+
+class Refusal(AgentRuleError):
+    """A rule error raised by the engine's own checks, which know why they refuse."""
+
+    def __init__(self, message: str, reason: FailureReason) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+_RULE_PHRASES: dict[type[Exception], tuple[tuple[str, FailureReason], ...]] = {
+    # The services raise plain rule errors; a phrase of the message says which rule.
+    # First match wins, so a phrase that contains another comes before it.
+    ConversationError: (
+        ("nobody called", R.NO_SUCH_AGENT),
+        ("no longer lives here", R.NO_SUCH_AGENT),
+        ("yourself", R.YOURSELF),
+        ("not within sight", R.NOT_VISIBLE),
+        ("already invited", R.ALREADY_INVITED),
+        ("pending invitation from", R.ALREADY_INVITED),
+        ("no pending invitation", R.NO_INVITATION),
+        ("has lapsed", R.NO_INVITATION),
+        ("invited you to has ended", R.INVITATION_STALE),
+        ("has left the conversation they invited", R.INVITATION_STALE),
+        ("has since begun a", R.INVITATION_STALE),
+        ("that conversation is private", R.PRIVATE_CONVERSATION),
+        ("already in", R.IN_CONVERSATION),
+        ("not in a conversation", R.NOT_IN_CONVERSATION),
+        ("the limit is", R.TOO_LONG),
+        ("message is empty", R.BAD_INPUT),
+        ("must be text", R.BAD_INPUT),
+        ("privacy must be", R.BAD_INPUT),
+    ),
+    AgentRuleError: (
+        ("nobody called", R.NO_SUCH_AGENT),
+        ("outside the", R.OUT_OF_BOUNDS),
+        ("you are already there", R.ALREADY_THERE),
+        ("no way there", R.NO_PATH),
+        ("cannot be stood on", R.BLOCKED),
+        ("cannot be crossed", R.BLOCKED),
+        ("the world ends", R.WORLD_EDGE),
+        ("a wall stands", R.WALL_IN_WAY),
+        ("down is where you already stand", R.BAD_INPUT),
+    ),
+    WorldRuleError: (
+        ("already a wall", R.WALL_EXISTS),
+        ("already a door", R.DOOR_EXISTS),
+        ("no wall", R.NO_WALL),
+        ("already the name of a place", R.NAME_TAKEN),
+    ),
+}
+
+
+def refusal_reason(exc: Exception) -> FailureReason:
+    """Why a rule error refused an action: the engine's own say so, a service's message
+    is matched against its known phrases, and anything else is a plain refusal."""
+    if isinstance(exc, Refusal):
+        return exc.reason
+    if isinstance(exc, InventoryError):
+        return R.NOT_CARRYING
+    message = str(exc)
+    for kind, phrases in _RULE_PHRASES.items():
+        if isinstance(exc, kind):
+            for phrase, reason in phrases:
+                if phrase in message:
+                    return reason
+    return R.NOT_ALLOWED
+
+
+def _crafting_reason(message: str) -> FailureReason:
+    """Why crafting refused: its message starts with the reason, then any hints."""
+    if message.startswith("missing "):
+        return R.NOT_CARRYING
+    if message.startswith("nothing comes of"):
+        return R.NO_RECIPE
+    if message.startswith("could not make"):
+        return R.UNEXPECTED
+    return R.BAD_INPUT
+
 
 def _overlong_name(action: Action) -> str | None:
     """A refusal for a name argument no real name could match, or None."""
@@ -135,9 +217,22 @@ class IdSource:
     """Fresh ids for objects, items and structures: seeded, so runs can be replayed."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
+        self._rng: random.Random | None = random.Random(seed)
+        self._seed: str = ""
+
+    def reseed(self, *parts: object) -> None:
+        """Start a fresh, reproducible sequence for one turn or phase.
+
+        The engine reseeds from (world seed, tick, agent) before each turn, so an id
+        depends only on where it was made, never on how many were made before: a
+        run resumed after a crash mints exactly the ids the uninterrupted run did.
+        """
+        self._rng = None  # made on first use: most turns mint no id at all
+        self._seed = ":".join(str(p) for p in parts)
 
     def __call__(self, prefix: str) -> str:
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
         return f"{prefix}-{self._rng.getrandbits(48):012x}"
 
 
@@ -202,43 +297,50 @@ class ActionEngine:
         try:
             action = parse_action(tool, arguments)
         except ToolInputError as exc:
-            return ActionResult.fail(str(exc))
+            return ActionResult.fail(str(exc), reason=R.BAD_INPUT)
         return self.execute_now(name, action, tick)
 
     def execute_now(self, name: AgentName | str, action: Action, tick: int) -> ActionResult:
         """The synchronous core of `execute`, for callers already off the event loop."""
         agent = self.agents.get_agent(str(name)) if isinstance(name, str) else None
         if agent is None:
-            return ActionResult.fail(f"nobody called {name!r} lives here")
+            return ActionResult.fail(f"nobody called {name!r} lives here",
+                                     reason=R.NO_SUCH_AGENT)
         handler = self._handlers.get(type(action))
         if handler is None:
-            return ActionResult.fail(f"{getattr(action, 'name', action)!r} is not an action")
+            return ActionResult.fail(f"{getattr(action, 'name', action)!r} is not an action",
+                                     reason=R.BAD_INPUT)
         too_long = _overlong_name(action)
         if too_long:
-            return ActionResult.fail(too_long)
+            return ActionResult.fail(too_long, reason=R.TOO_LONG)
         if agent.is_sleeping:
-            return ActionResult.fail("you are asleep; you will wake in the morning")
+            return ActionResult.fail("you are asleep; you will wake in the morning",
+                                     reason=R.ASLEEP)
         if agent.journey is not None and action.name in BUSY_WHILE_TRAVELLING:
             dest = agent.journey.destination
             return ActionResult.fail(
                 f"you are on a journey to ({dest.x}, {dest.y}), {agent.journey.remaining} steps "
                 "to go; it carries you one step each tick. You can still look around, sense "
-                "others and talk."
+                "others and talk.", reason=R.TRAVELLING,
             )
         try:
             return handler(agent, action, tick)
         except (AgentRuleError, WorldRuleError, ConversationError, InventoryError) as exc:
-            return ActionResult.fail(str(exc))
+            return ActionResult.fail(str(exc), reason=refusal_reason(exc))
         except Exception:  # a bug: report it to the agent as a failure, keep the world
             log.exception("action %s by %s failed unexpectedly", action.name, agent.name)
-            return ActionResult.fail(f"{action.name} could not be done just now")
+            return ActionResult.fail(f"{action.name} could not be done just now",
+                                     reason=R.UNEXPECTED)
 
     # ------------------------------------------------------------------ movement
 
     def _walk(self, agent: Agent, action: WalkAction, tick: int) -> ActionResult:
         reason = self.agents.step_blocker(agent.position, action.direction)
         if reason:
-            return ActionResult.fail(f"you cannot walk {action.direction.value}: {reason}")
+            return ActionResult.fail(
+                f"you cannot walk {action.direction.value}: {reason}",
+                reason=self._step_reason(agent.position, action.direction),
+            )
         moved = self.agents.step_checked(agent, action.direction)
         here = self.world.terrain_at(moved.position).value
         return ActionResult.ok(
@@ -247,16 +349,30 @@ class ActionEngine:
             {"position": [moved.position.x, moved.position.y], "terrain": here},
         )
 
+    def _step_reason(self, pos: Position, direction: Direction) -> FailureReason:
+        """Which of step_blocker's rules refused a step (a failure changed nothing, so
+        asking the world again gives the same answer)."""
+        if direction is Direction.DOWN:
+            return R.BAD_INPUT
+        target = pos.step(direction)
+        if not self.world.in_bounds(target):
+            return R.WORLD_EDGE
+        if not self.world.is_passable(target):
+            return R.BLOCKED
+        return R.WALL_IN_WAY
+
     def _approach(self, agent: Agent, action: ApproachAction, tick: int) -> ActionResult:
         found = self._find_visible(agent, action.target)
         target, is_agent = found if found else (None, False)
         if target is None:
             return ActionResult.fail(
                 f"you see no {action.target!r} nearby; approach works on someone or something "
-                "you can see (an agent's name, a sign, a landmark, a kind of terrain)"
+                "you can see (an agent's name, a sign, a landmark, a kind of terrain)",
+                reason=R.NOT_VISIBLE,
             )
         if target == agent.position or (is_agent and target.manhattan(agent.position) == 1):
-            return ActionResult.fail(f"{action.target} is already right beside you")
+            return ActionResult.fail(f"{action.target} is already right beside you",
+                                     reason=R.ALREADY_THERE)
         # Someone is approached until beside them; a thing or a kind of ground until
         # standing on it (or beside it, when it cannot be stood on).
         path = self.agents.plan_path(agent.position, target)
@@ -269,7 +385,8 @@ class ActionEngine:
                     if path:
                         break
         if not path:
-            return ActionResult.fail(f"there is no way to reach {action.target} from here")
+            return ActionResult.fail(f"there is no way to reach {action.target} from here",
+                                     reason=R.NO_PATH)
         step = path[0]
         direction = direction_towards(agent.position, step)
         moved = self.agents.move_agent(agent.name, direction)
@@ -318,7 +435,8 @@ class ActionEngine:
             if place is None and mark is None:
                 known = [p.name for p in self.world.all_places()][:5]
                 hint = f" Named places include: {', '.join(known)}." if known else ""
-                return ActionResult.fail(f"no place is called {action.place_name!r}.{hint}")
+                return ActionResult.fail(f"no place is called {action.place_name!r}.{hint}",
+                                         reason=R.NO_SUCH_PLACE)
             destination = place.position if place else mark.position  # type: ignore[union-attr]
             label = place.name if place else mark.name  # type: ignore[union-attr]
         assert destination is not None
@@ -340,7 +458,8 @@ class ActionEngine:
     def _examine(self, agent: Agent, action: ExamineAction, tick: int) -> ActionResult:
         pos = self._target_cell(agent, action.direction)
         if pos is None:
-            return ActionResult.fail(f"the world ends to the {action.direction.value}")
+            return ActionResult.fail(f"the world ends to the {action.direction.value}",
+                                     reason=R.WORLD_EDGE)
         world = self.world
         terrain = world.terrain_at(pos)
         parts = [f"{terrain.value}"]
@@ -412,9 +531,13 @@ class ActionEngine:
     def _take(self, agent: Agent, action: TakeAction, tick: int) -> ActionResult:
         pos = self._target_cell(agent, action.direction)
         if pos is None:
-            return ActionResult.fail(f"the world ends to the {action.direction.value}")
+            return ActionResult.fail(f"the world ends to the {action.direction.value}",
+                                     reason=R.WORLD_EDGE)
         if pos != agent.position and self.world.edge_blocked(agent.position, action.direction):
-            return ActionResult.fail(f"a wall stands between you and the {action.direction.value}")
+            return ActionResult.fail(
+                f"a wall stands between you and the {action.direction.value}",
+                reason=R.WALL_IN_WAY,
+            )
         piles = [o for o in self.world.objects_at(pos) if isinstance(o, PlacedItem)]
         if action.item is not None:
             want = action.item.strip().casefold()
@@ -422,7 +545,7 @@ class ActionEngine:
         if not piles:
             what = f"no {action.item}" if action.item else "nothing to take"
             where = "here" if pos == agent.position else f"to the {action.direction.value}"
-            return ActionResult.fail(f"there is {what} {where}")
+            return ActionResult.fail(f"there is {what} {where}", reason=R.NOTHING_HERE)
         pile = piles[0]
         inventory = agent.inventory
         if pile.item is not None:
@@ -448,13 +571,14 @@ class ActionEngine:
         found = inv.find_item(name)
         if found is not None:
             if quantity != 1:
-                raise AgentRuleError(f"you have one {name} (it is one of a kind); quantity 1")
+                raise Refusal(f"you have one {name} (it is one of a kind); quantity 1",
+                              R.NOT_CARRYING)
             return inv.remove_item(found.id), found
         have = inv.count(name)
         if have:
-            raise AgentRuleError(f"you have only {have} {name}")
+            raise Refusal(f"you have only {have} {name}", R.NOT_CARRYING)
         carried = ", ".join(sorted(inv.stacks)) or "nothing"
-        raise AgentRuleError(f"you carry no {name!r} (you have: {carried})")
+        raise Refusal(f"you carry no {name!r} (you have: {carried})", R.NOT_CARRYING)
 
     def _drop(self, agent: Agent, action: DropAction, tick: int) -> ActionResult:
         inventory, unique = self._remove_from_inventory(agent, action.item, action.quantity)
@@ -488,14 +612,16 @@ class ActionEngine:
     def _place_item(self, agent: Agent, action: PlaceItemAction, tick: int) -> ActionResult:
         pos = self._target_cell(agent, action.direction)
         if pos is None:
-            return ActionResult.fail(f"the world ends to the {action.direction.value}")
+            return ActionResult.fail(f"the world ends to the {action.direction.value}",
+                                     reason=R.WORLD_EDGE)
         if pos != agent.position:
             if self.world.edge_blocked(agent.position, action.direction):
-                return ActionResult.fail(f"a wall stands to the {action.direction.value}")
+                return ActionResult.fail(f"a wall stands to the {action.direction.value}",
+                                         reason=R.WALL_IN_WAY)
             if not self.world.is_passable(pos):
                 return ActionResult.fail(
                     f"{self.world.terrain_at(pos).value} to the {action.direction.value} "
-                    "cannot hold anything"
+                    "cannot hold anything", reason=R.BLOCKED,
                 )
         inventory, unique = self._remove_from_inventory(agent, action.item, 1)
         pile = self._pile(agent, pos, tick, unique, action.item.strip(), 1)
@@ -513,16 +639,19 @@ class ActionEngine:
         if other is None or other.name == agent.name:
             return ActionResult.fail(
                 "you cannot give to yourself" if other is not None
-                else f"nobody called {action.recipient!r} is here"
+                else f"nobody called {action.recipient!r} is here",
+                reason=R.YOURSELF if other is not None else R.NO_SUCH_AGENT,
             )
         if agent.position.manhattan(other.position) > 1:
             return ActionResult.fail(
-                f"{other.name} is too far away to hand anything to; stand next to them first"
+                f"{other.name} is too far away to hand anything to; stand next to them first",
+                reason=R.TOO_FAR,
             )
         if other.position != agent.position and self.world.edge_blocked(
             agent.position, direction_towards(agent.position, other.position)
         ):
-            return ActionResult.fail(f"a wall stands between you and {other.name}")
+            return ActionResult.fail(f"a wall stands between you and {other.name}",
+                                     reason=R.WALL_IN_WAY)
         inventory, unique = self._remove_from_inventory(agent, action.item, action.quantity)
         theirs = other.inventory
         theirs = (theirs.add_item(unique) if unique is not None
@@ -539,21 +668,23 @@ class ActionEngine:
     def _gather(self, agent: Agent, action: GatherAction, tick: int) -> ActionResult:
         pos = self._target_cell(agent, action.direction)
         if pos is None:
-            return ActionResult.fail(f"the world ends to the {action.direction.value}")
+            return ActionResult.fail(f"the world ends to the {action.direction.value}",
+                                     reason=R.WORLD_EDGE)
         if pos != agent.position and self.world.edge_blocked(agent.position, action.direction):
-            return ActionResult.fail(f"a wall stands to the {action.direction.value}")
+            return ActionResult.fail(f"a wall stands to the {action.direction.value}",
+                                     reason=R.WALL_IN_WAY)
         resource = self.world.gatherable_at(pos)
         terrain = self.world.terrain_at(pos).value
         if resource is None:
             return ActionResult.fail(
                 f"there is nothing to gather from {terrain}; forests give wood, stone gives "
-                "stone, sand gives clay, grass gives grass"
+                "stone, sand gives clay, grass gives grass", reason=R.NOTHING_TO_GATHER,
             )
         got = self.gathering.take(pos, tick)
         if not got:
             return ActionResult.fail(
                 f"the {resource} here is spent for now; it grows back with time, or try "
-                "another cell"
+                "another cell", reason=R.DEPLETED,
             )
         self.agents.add_resource(agent.name, resource, got)
         return ActionResult.ok(
@@ -567,7 +698,8 @@ class ActionEngine:
 
     def _crafted(self, agent: Agent, tick: int, method: str, outcome, inventory) -> ActionResult:
         if not outcome.success:
-            return ActionResult.fail(outcome.message, {"hints": list(outcome.hints)})
+            return ActionResult.fail(outcome.message, {"hints": list(outcome.hints)},
+                                     reason=_crafting_reason(outcome.message))
         self.agents.set_inventory(agent.name, inventory)
         inputs = tuple(name for name, count in outcome.consumed_inputs for _ in range(count))
         text = f"you make {outcome.output_quantity} {outcome.output_type}"
@@ -610,19 +742,22 @@ class ActionEngine:
         for material in materials:
             if agent.inventory.has(material, cost):
                 return agent.inventory.remove_resource(material, cost), material
-        raise AgentRuleError(
-            f"{what} takes {cost} of one of: {', '.join(materials)}; you have none in that amount"
+        raise Refusal(
+            f"{what} takes {cost} of one of: {', '.join(materials)}; you have none in that amount",
+            R.CANNOT_AFFORD,
         )
 
     def _wall_checks(self, agent: Agent, direction: Direction) -> None:
         if not self.world.edge_inside(agent.position, direction):
-            raise AgentRuleError(f"the {direction.value} side of this cell is the world's edge")
+            raise Refusal(f"the {direction.value} side of this cell is the world's edge",
+                          R.WORLD_EDGE)
 
     def _place_wall(self, agent: Agent, action: PlaceWallAction, tick: int) -> ActionResult:
         d = action.direction
         self._wall_checks(agent, d)
         if self.world.has_wall(agent.position, d):
-            return ActionResult.fail(f"there is already a wall on the {d.value} side")
+            return ActionResult.fail(f"there is already a wall on the {d.value} side",
+                                     reason=R.WALL_EXISTS)
         inventory, material = self._pay(
             agent, self.building.wall_materials, self.building.wall_cost, "a wall"
         )
@@ -643,10 +778,11 @@ class ActionEngine:
         if not self.world.has_wall(agent.position, d):
             return ActionResult.fail(
                 f"a door goes into a wall, and there is no wall on the {d.value} side; "
-                "place_wall first"
+                "place_wall first", reason=R.NO_WALL,
             )
         if self.world.has_door(agent.position, d):
-            return ActionResult.fail(f"there is already a door on the {d.value} side")
+            return ActionResult.fail(f"there is already a door on the {d.value} side",
+                                     reason=R.DOOR_EXISTS)
         inventory, material = self._pay(
             agent, self.building.door_materials, self.building.door_cost, "a door"
         )
@@ -662,7 +798,8 @@ class ActionEngine:
         d = action.direction
         self._wall_checks(agent, d)
         if not self.world.has_wall(agent.position, d):
-            return ActionResult.fail(f"there is no wall on the {d.value} side")
+            return ActionResult.fail(f"there is no wall on the {d.value} side",
+                                     reason=R.NO_WALL)
         returned = self.world.remove_wall(agent.position, d)
         inventory = agent.inventory
         for material, quantity in returned:
@@ -681,11 +818,13 @@ class ActionEngine:
         hut its builder can walk out of."""
         pos = agent.position
         if any(not self.world.edge_inside(pos, d) for d in CARDINALS):
-            return ActionResult.fail("a shelter cannot stand against the world's edge")
+            return ActionResult.fail("a shelter cannot stand against the world's edge",
+                                     reason=R.WORLD_EDGE)
         missing = [d for d in CARDINALS if not self.world.has_wall(pos, d)]
         needs_door = not any(self.world.has_door(pos, d) for d in CARDINALS)
         if not missing and not needs_door:
-            return ActionResult.fail("you are already inside a shelter")
+            return ActionResult.fail("you are already inside a shelter",
+                                     reason=R.ALREADY_SHELTERED)
         cost = self.building.wall_cost
         inventory = agent.inventory
         spend: list[tuple[Direction, str | None]] = []
@@ -698,7 +837,8 @@ class ActionEngine:
                     f"a shelter here needs {len(missing)} more walls: {need} units of "
                     f"{', '.join(self.building.wall_materials)} (any mix, {cost} per wall), "
                     f"and a door of {self.building.door_cost} "
-                    f"{' or '.join(self.building.door_materials)}"
+                    f"{' or '.join(self.building.door_materials)}",
+                    reason=R.CANNOT_AFFORD,
                 )
             if cost:
                 inventory = inventory.remove_resource(choice, cost)
@@ -710,7 +850,8 @@ class ActionEngine:
             if door_material is None:
                 return ActionResult.fail(
                     f"a shelter needs a door of {self.building.door_cost} "
-                    f"{' or '.join(self.building.door_materials)} once its walls are paid for"
+                    f"{' or '.join(self.building.door_materials)} once its walls are paid for",
+                    reason=R.CANNOT_AFFORD,
                 )
             inventory = inventory.remove_resource(door_material, self.building.door_cost)
         self.agents.set_inventory(agent.name, inventory)
@@ -775,18 +916,21 @@ class ActionEngine:
     def _write_sign(self, agent: Agent, action: WriteSignAction, tick: int) -> ActionResult:
         pos = self._target_cell(agent, action.direction)
         if pos is None:
-            return ActionResult.fail(f"the world ends to the {action.direction.value}")
+            return ActionResult.fail(f"the world ends to the {action.direction.value}",
+                                     reason=R.WORLD_EDGE)
         if pos != agent.position and not self.world.is_passable(pos):
-            return ActionResult.fail("a sign needs ground to stand on")
+            return ActionResult.fail("a sign needs ground to stand on", reason=R.BLOCKED)
         if pos != agent.position and self.world.edge_blocked(agent.position, action.direction):
-            return ActionResult.fail(f"a wall stands to the {action.direction.value}")
+            return ActionResult.fail(f"a wall stands to the {action.direction.value}",
+                                     reason=R.WALL_IN_WAY)
         text = clean_text(action.text)
         if not text:
-            return ActionResult.fail("the sign would be blank once unprintable characters go")
+            return ActionResult.fail("the sign would be blank once unprintable characters go",
+                                     reason=R.BAD_INPUT)
         if len(text) > MAX_SIGN_LENGTH:
             return ActionResult.fail(
                 f"the sign's text is {len(text)} characters once normalised; the limit is "
-                f"{MAX_SIGN_LENGTH}"
+                f"{MAX_SIGN_LENGTH}", reason=R.TOO_LONG,
             )
         existing = self.world.sign_at(pos)
         sign = Sign(existing.id if existing else self.new_id("sign"), pos, agent.name, tick,
@@ -806,13 +950,14 @@ class ActionEngine:
             agent.position, action.direction
         ):
             return ActionResult.fail(
-                f"a wall stands to the {action.direction.value}; you cannot read past it"
+                f"a wall stands to the {action.direction.value}; you cannot read past it",
+                reason=R.WALL_IN_WAY,
             )
         sign = self.world.sign_at(pos) if pos is not None else None
         if sign is None:
             where = "here" if action.direction is Direction.DOWN else (
                 f"to the {action.direction.value}")
-            return ActionResult.fail(f"there is no sign {where}")
+            return ActionResult.fail(f"there is no sign {where}", reason=R.NO_SIGN)
         by = f" (written by {sign.created_by})" if sign.created_by else ""
         return ActionResult.ok(f"the sign reads: {sign.text!r}{by}", (),
                                {"text": sign.text, "author": sign.created_by})
@@ -820,16 +965,17 @@ class ActionEngine:
     def _name_place(self, agent: Agent, action: NamePlaceAction, tick: int) -> ActionResult:
         name = " ".join(clean_text(action.place_name).split())
         if not name:
-            return ActionResult.fail("a place name needs some letters")
+            return ActionResult.fail("a place name needs some letters", reason=R.BAD_INPUT)
         if len(name) > MAX_PLACE_NAME_LENGTH:
             return ActionResult.fail(
                 f"the place name is {len(name)} characters once normalised; the limit is "
-                f"{MAX_PLACE_NAME_LENGTH}"
+                f"{MAX_PLACE_NAME_LENGTH}", reason=R.TOO_LONG,
             )
         taken = self.world.place_named(name) or self.world.landmark_named(name)
         if taken is not None:
             p = taken.position
-            return ActionResult.fail(f"{name!r} already names the place at ({p.x}, {p.y})")
+            return ActionResult.fail(f"{name!r} already names the place at ({p.x}, {p.y})",
+                                     reason=R.NAME_TAKEN)
         place = NamedPlace(name, agent.position, agent.name, tick)
         self.world.name_place(place)
         return ActionResult.ok(
@@ -852,7 +998,8 @@ class ActionEngine:
         message = clean_text(action.message, keep_newlines=True)
         if not message:
             return ActionResult.fail(
-                "there is nothing left to say once unprintable characters are gone"
+                "there is nothing left to say once unprintable characters are gone",
+                reason=R.BAD_INPUT,
             )
         conversation, turn = self.conversations.add_turn(agent.name, message, tick)
         others = sorted(conversation.participants - {agent.name})

@@ -4,6 +4,11 @@ Agents are held in memory as frozen `core.agent.Agent` values, replaced whole on
 every change and noted in the world's ChangeSet for the storage layer. Moves are
 checked against the world (in bounds, passable terrain, no wall without a door
 on the edge), and journeys are planned with A* over the world's arrays.
+
+Who stands where is also kept in a bucket index (squares of `BUCKET_SIZE` cells),
+updated in `_store`, through which every write (the constructor, `_put`) passes:
+with thousands of agents and a "who is near me" query per agent per tick, a query
+reads only the few buckets its square touches instead of scanning the whole roster.
 """
 
 from __future__ import annotations
@@ -18,6 +23,11 @@ from core.types import AgentName, Direction, Position
 from services.pathfinding import find_path
 from services.world_service import WorldService
 from storage.homes import AgentHomes
+
+BUCKET_SIZE = 8
+"""Side of an index bucket, in cells: a vision square (7x7 by day) touches 1-4 buckets."""
+
+Bucket = tuple[int, int]
 
 
 class AgentRuleError(ValueError):
@@ -52,7 +62,14 @@ class AgentService:
     ) -> None:
         self.world = world
         self.homes = homes
-        self._agents: dict[AgentName, Agent] = {a.name: a for a in agents}
+        self._agents: dict[AgentName, Agent] = {}
+        self._buckets: dict[Bucket, set[AgentName]] = {}
+        """(x // BUCKET_SIZE, y // BUCKET_SIZE) -> names standing there; never empty sets."""
+        self._rank: dict[AgentName, int] = {}
+        """Roster order (first arrival): agents_at lists a cell in this order, as a
+        scan of the roster would."""
+        for agent in agents:
+            self._store(agent)
 
     @property
     def changes(self):
@@ -83,14 +100,39 @@ class AgentService:
         self._put(agent)
 
     def agents_at(self, pos: Position) -> list[Agent]:
-        return [a for a in self._agents.values() if a.position == pos]
+        """Everyone standing on `pos`, in roster order."""
+        names = self._buckets.get((pos.x // BUCKET_SIZE, pos.y // BUCKET_SIZE), ())
+        found = [a for name in names if (a := self._agents[name]).position == pos]
+        if len(found) > 1:
+            found.sort(key=lambda a: self._rank[a.name])
+        return found
 
     def get_nearby_agents(self, pos: Position, radius: int) -> list[Agent]:
-        """Agents within `radius` (Chebyshev: the square an agent sees), nearest first."""
-        found = [
-            a for a in self._agents.values()
-            if max(abs(a.position.x - pos.x), abs(a.position.y - pos.y)) <= radius
-        ]
+        """Agents within `radius` (Chebyshev: the square an agent sees), nearest first
+        (Manhattan), then by name."""
+        if radius < 0:
+            return []
+        x0, x1 = (pos.x - radius) // BUCKET_SIZE, (pos.x + radius) // BUCKET_SIZE
+        y0, y1 = (pos.y - radius) // BUCKET_SIZE, (pos.y + radius) // BUCKET_SIZE
+        buckets = self._buckets
+        if (x1 - x0 + 1) * (y1 - y0 + 1) <= len(buckets):
+            groups = [
+                group for bx in range(x0, x1 + 1) for by in range(y0, y1 + 1)
+                if (group := buckets.get((bx, by)))
+            ]
+        else:  # a square wider than the occupied map: walk the occupied buckets instead
+            groups = [
+                group for (bx, by), group in buckets.items()
+                if x0 <= bx <= x1 and y0 <= by <= y1
+            ]
+        x, y = pos.x, pos.y
+        found = []
+        for group in groups:
+            for name in group:
+                agent = self._agents[name]
+                p = agent.position
+                if abs(p.x - x) <= radius and abs(p.y - y) <= radius:
+                    found.append(agent)
         return sorted(found, key=lambda a: (a.position.manhattan(pos), a.name))
 
     def visible_to(self, name: str) -> list[Agent]:
@@ -108,9 +150,28 @@ class AgentService:
     # ------------------------------------------------------------------ state
 
     def _put(self, agent: Agent) -> Agent:
-        self._agents[agent.name] = agent
+        """Store a changed agent and note it for the storage layer."""
+        self._store(agent)
         self.changes.agents.add(agent.name)
         return agent
+
+    def _store(self, agent: Agent) -> None:
+        """Hold `agent` and keep the bucket index true; every write comes through here."""
+        name = agent.name
+        old = self._agents.get(name)
+        self._agents[name] = agent
+        if old is None:
+            self._rank[name] = len(self._rank)
+        elif old.position == agent.position:
+            return
+        else:
+            here = (old.position.x // BUCKET_SIZE, old.position.y // BUCKET_SIZE)
+            group = self._buckets[here]
+            group.discard(name)
+            if not group:
+                del self._buckets[here]
+        there = (agent.position.x // BUCKET_SIZE, agent.position.y // BUCKET_SIZE)
+        self._buckets.setdefault(there, set()).add(name)
 
     def update_position(self, name: str, pos: Position) -> Agent:
         agent = self.require(name)

@@ -9,6 +9,9 @@ service holds at flush time, so ten moves of one agent are one row written.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from core.conversation import ConversationTurn, Invitation, InvitationStatus
@@ -34,6 +37,8 @@ class ChangeSet:
     invitations: list[Invitation] = field(default_factory=list)
     invitation_updates: list[tuple[Invitation, InvitationStatus]] = field(default_factory=list)
     events: list[DomainEvent] = field(default_factory=list)
+    spent: set[Position] = field(default_factory=set)
+    """Cells whose gathered-from record changed."""
 
     def save_object(self, object_id: str) -> None:
         self.objects_deleted.discard(object_id)
@@ -62,4 +67,29 @@ class ChangeSet:
             or self.objects_deleted or self.places_saved or self.places_deleted
             or self.structures_saved or self.structures_deleted or self.conversations
             or self.turns or self.invitations or self.invitation_updates or self.events
+            or self.spent
         )
+
+
+_collecting: ContextVar[ChangeSet | None] = ContextVar("hearth_changes", default=None)
+
+
+@contextmanager
+def collecting(changes: ChangeSet) -> Iterator[ChangeSet]:
+    """Note every change made by this task (and only this task) in `changes`.
+
+    An agent's turn runs inside one of these, so the engine can write exactly that
+    turn's changes, atomically, while turns of other clusters run concurrently in
+    other tasks (a ContextVar is per task). Outside any block, changes go to the
+    world's own journal.
+    """
+    token = _collecting.set(changes)
+    try:
+        yield changes
+    finally:
+        _collecting.reset(token)
+
+
+def collecting_now() -> ChangeSet | None:
+    """The journal of the turn running in this task, or None outside any turn."""
+    return _collecting.get()

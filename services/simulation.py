@@ -25,6 +25,7 @@ from services.changes import ChangeSet
 from services.conversation_service import ConversationService
 from services.crafting import CraftingService
 from services.gathering import Gathering, Spent
+from services.persistence import capture, write_capture
 from services.world_service import Clock, TerrainRules, WorldService
 from storage import Storage
 from storage.homes import AgentHomes
@@ -130,66 +131,14 @@ async def _all_objects(storage: Storage):
 
 
 async def flush(sim: Simulation, uow: UnitOfWork) -> int:
-    """Write everything noted since the last flush; returns how many keys were written.
+    """Write everything noted in the world's own journal; returns how many rows were written.
 
-    Call inside an open unit of work and commit after: the journal is cleared only
-    here, so a rolled-back unit can simply be flushed again from a fresh journal
-    taken before (see the engine's commit phase).
+    Call inside an open unit of work and commit after. Turns run by the engine
+    keep their own journals (`services.changes.collecting`) and are written by its
+    committer; this writes the rest (set-up, tick phases).
     """
-    changes = sim.world.changes
-    world, agents = sim.world, sim.agents
-    written = 0
-    if changes.world_state:
-        await uow.world.save_world_state(world.state)
-        written += 1
-    if changes.cells:
-        await uow.world.set_cells({pos: world.cell(pos) for pos in changes.cells})
-        written += len(changes.cells)
-    for x, y, side in sorted(changes.edges):
-        await uow.world.set_edge_materials(x, y, side, world.edge_materials.get((x, y, side), []))
-        written += 1
-    for name in sorted(changes.agents):
-        agent = agents.get_agent(name)
-        if agent is not None:
-            await uow.agents.save_agent(agent)
-            written += 1
-    for object_id in sorted(changes.objects_deleted):
-        await uow.objects.delete_object(object_id)
-    for object_id in sorted(changes.objects_saved):
-        obj = world.get_object(object_id)
-        if obj is not None:
-            await uow.objects.save_object(obj)
-    written += len(changes.objects_deleted) + len(changes.objects_saved)
-    for key in sorted(changes.places_saved):
-        place = world.place_named(key)
-        if place is not None:
-            await uow.world.save_named_place(place)
-            written += 1
-    for sid in sorted(changes.structures_deleted):
-        await uow.world.delete_structure(sid)
-    for sid in sorted(changes.structures_saved):
-        structure = next((s for s in world.all_structures() if s.id == sid), None)
-        if structure is not None:
-            await uow.world.save_structure(structure)
-    written += len(changes.structures_deleted) + len(changes.structures_saved)
-    for conv_id in sorted(changes.conversations):
-        conv = sim.conversations.get_conversation(conv_id)
-        if conv is not None:
-            await uow.conversations.save_conversation(conv, world.tick)
-            written += 1
-    for turn in changes.turns:
-        await uow.conversations.add_turn(turn)
-    for invitation in changes.invitations:
-        await uow.conversations.add_invitation(invitation)
-    for invitation, status in changes.invitation_updates:
-        await uow.conversations.set_invitation_status(invitation, status)
-    written += len(changes.turns) + len(changes.invitations) + len(changes.invitation_updates)
-    for pos in sorted(sim.gathering.dirty):
-        spent = sim.gathering.spent_at(pos)
-        await uow.world.set_spent(
-            pos, spent.units if spent else 0, spent.since_tick if spent else 0
-        )
-    written += len(sim.gathering.dirty)
+    cap = capture(sim, sim.world.changes, sim.gathering.dirty)
+    written = await write_capture(cap, uow)
     sim.gathering.dirty.clear()
-    world.changes = ChangeSet()
+    sim.world.changes = ChangeSet()
     return written

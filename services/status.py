@@ -34,6 +34,18 @@ class LandmarkSummary:
 
 
 @dataclass(frozen=True)
+class TickTimes:
+    """How long recent ticks took: the mean of the last `ticks`, whole and per phase."""
+
+    ticks: int
+    last_tick: int
+    mean_ms: float
+    max_ms: float
+    phases_ms: dict[str, float]
+    """Phase -> mean milliseconds, in pipeline order."""
+
+
+@dataclass(frozen=True)
 class WorldStatus:
     db_path: str
     db_bytes: int
@@ -50,6 +62,9 @@ class WorldStatus:
     agents: list[AgentSummary]
     terrain_shares: dict[str, float] = field(default_factory=dict)
     landmarks: list[LandmarkSummary] = field(default_factory=list)
+    tick_times: TickTimes | None = None
+    unfinished_tick: int | None = None
+    """A tick a stopped or crashed run left open (the next run finishes it)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -72,10 +87,21 @@ async def world_status(storage: Storage, clock: TimeSettings | None = None) -> W
         for p in (storage.db_path, storage.db_path.with_name(storage.db_path.name + "-wal"))
         if p.exists()
     )
+    schema = await storage.db.user_version()
+    engine_records = schema >= 5  # older files have no engine tables yet
+    counts_extra: dict[str, int] = {}
+    times = None
+    unfinished = None
+    if engine_records:
+        counts_extra = {"turns": await storage.engine.count_turns(),
+                        "events": await storage.engine.count_events()}
+        times = _tick_times(await storage.engine.recent_metrics(RECENT_TICKS))
+        progress = await storage.engine.get_progress()
+        unfinished = progress.tick if progress is not None else None
     return WorldStatus(
         db_path=str(storage.db_path),
         db_bytes=db_bytes,
-        schema_version=await storage.db.user_version(),
+        schema_version=schema,
         latest_schema_version=LATEST_VERSION,
         initialised=state is not None,
         width=state.width if state else None,
@@ -94,6 +120,7 @@ async def world_status(storage: Storage, clock: TimeSettings | None = None) -> W
             "structures": await storage.world.count_structures(),
             "landmarks": len(landmarks),
             "conversations": await storage.conversations.count_conversations(),
+            **counts_extra,
         },
         agents=[
             AgentSummary(
@@ -113,4 +140,25 @@ async def world_status(storage: Storage, clock: TimeSettings | None = None) -> W
         landmarks=[
             LandmarkSummary(m.kind, m.name, m.position.x, m.position.y) for m in landmarks
         ],
+        tick_times=times,
+        unfinished_tick=unfinished,
+    )
+
+
+RECENT_TICKS = 100
+
+
+def _tick_times(metrics) -> TickTimes | None:
+    if not metrics:
+        return None
+    phases: dict[str, list[float]] = {}
+    for m in metrics:
+        for name, ms in m.phases.items():
+            phases.setdefault(name, []).append(ms)
+    return TickTimes(
+        ticks=len(metrics),
+        last_tick=metrics[-1].tick,
+        mean_ms=round(sum(m.duration_ms for m in metrics) / len(metrics), 3),
+        max_ms=round(max(m.duration_ms for m in metrics), 3),
+        phases_ms={name: round(sum(v) / len(v), 3) for name, v in phases.items()},
     )

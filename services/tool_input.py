@@ -10,6 +10,7 @@ problem becomes one clear sentence; nothing here raises for bad input.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from collections.abc import Mapping
 from typing import Any
@@ -71,6 +72,16 @@ def _convert(field: str, hint: Any, value: Any) -> Any:
     raise ToolInputError(f"{field} has a type this tool cannot take")  # pragma: no cover
 
 
+@functools.cache
+def _shape(cls: type[Action]) -> tuple[dict[str, Any], dict[str, dataclasses.Field]]:
+    """Field type hints and fields of an action class, worked out once per class.
+
+    `typing.get_type_hints` evaluates string annotations with `eval` and cost ~400 µs
+    a call: more than the action itself, on every tool call of every turn.
+    """
+    return typing.get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}
+
+
 def parse_action(tool: Any, arguments: Any) -> Action:
     """The Action a tool call asks for; ToolInputError says what is wrong with it."""
     if not isinstance(tool, str) or tool not in ACTION_TYPES:
@@ -81,8 +92,7 @@ def parse_action(tool: Any, arguments: Any) -> Action:
     if not isinstance(arguments, Mapping):
         raise ToolInputError(f"{tool} takes named arguments, not {_describe(arguments)}")
     cls = ACTION_TYPES[tool]
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints, fields = _shape(cls)
     extra = sorted(str(k) for k in arguments if k not in fields)
     if extra:
         allowed = ", ".join(fields) or "no arguments"

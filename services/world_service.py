@@ -31,10 +31,13 @@ from core.structures import Structure
 from core.terrain import TERRAIN_CODE, TERRAIN_ORDER, Terrain, Weather
 from core.types import CARDINALS, Direction, Position
 from core.world import Cell, WorldState
-from services.changes import ChangeSet
+from services.changes import ChangeSet, collecting_now
 
 EdgeKey = tuple[int, int, str]
 """(x, y, "e" or "s"): the east or south edge of cell (x, y)."""
+
+WINDOW_BUCKET = 16
+"""Side of the squares objects and terrain changes are indexed in for window queries."""
 
 
 class WorldRuleError(ValueError):
@@ -65,6 +68,10 @@ class Clock:
     vision_radius: int = 3
 
 
+def _row_major(obj: WorldObject) -> tuple[int, int]:
+    return obj.position.y, obj.position.x
+
+
 class WorldService:
     def __init__(
         self,
@@ -90,7 +97,7 @@ class WorldService:
         self._w, self._h = state.width, state.height
         self.rules = rules
         self.clock = clock
-        self.changes = changes if changes is not None else ChangeSet()
+        self._changes = changes if changes is not None else ChangeSet()
         self.codes = np.array(terrain, dtype=np.uint8)
         h, w = self.codes.shape
         self.wall_east = np.zeros((h, w), dtype=bool)
@@ -103,9 +110,19 @@ class WorldService:
         self.passable = rules.passable[self.codes]
         self._objects: dict[str, WorldObject] = {}
         self._objects_at: dict[Position, list[str]] = {}
+        self._object_buckets: dict[tuple[int, int], dict[str, WorldObject]] = {}
+        """(x // WINDOW_BUCKET, y // WINDOW_BUCKET) -> id -> the objects there, in the order
+        they were placed (as in `_objects_at`)."""
+        self._terrain_version = 0
+        self._terrain_stamps: dict[tuple[int, int], int] = {}
+        """bucket -> `terrain_version` just after its last terrain change."""
         for obj in objects:
             self._index_object(obj)
         self._places: dict[str, NamedPlace] = {p.key: p for p in places}
+        self._place_buckets: dict[tuple[int, int], list[NamedPlace]] = {}
+        """(x // WINDOW_BUCKET, y // WINDOW_BUCKET) -> the places named there."""
+        for place in self._places.values():
+            self._index_place(place)
         self._landmarks = tuple(landmarks)
         self._landmarks_at: dict[Position, list[Landmark]] = {}
         for mark in self._landmarks:
@@ -114,6 +131,18 @@ class WorldService:
         self._structure_at: dict[Position, str] = {}
         for structure in structures:
             self._index_structure(structure)
+
+    # ------------------------------------------------------------------ change journal
+
+    @property
+    def changes(self) -> ChangeSet:
+        """Where changes are noted: the running turn's journal, else the world's own."""
+        turn = collecting_now()
+        return self._changes if turn is None else turn
+
+    @changes.setter
+    def changes(self, value: ChangeSet) -> None:
+        self._changes = value
 
     # ------------------------------------------------------------------ world facts
 
@@ -184,6 +213,10 @@ class WorldService:
         code = TERRAIN_CODE[terrain]
         self.codes[pos.y, pos.x] = code
         self.passable[pos.y, pos.x] = self.rules.passable[code]
+        self._terrain_version += 1
+        self._terrain_stamps[(pos.x // WINDOW_BUCKET, pos.y // WINDOW_BUCKET)] = (
+            self._terrain_version
+        )
         self.changes.cells.add(pos)
 
     def cell(self, pos: Position) -> Cell:
@@ -345,6 +378,7 @@ class WorldService:
         if old is None or old.position != obj.position:
             raise WorldRuleError(f"no object {obj.id!r} at ({obj.position.x}, {obj.position.y})")
         self._objects[obj.id] = obj
+        self._file_object(obj)
         self.changes.save_object(obj.id)
 
     def remove_object(self, object_id: str) -> WorldObject:
@@ -353,12 +387,87 @@ class WorldService:
         ids.remove(object_id)
         if not ids:
             del self._objects_at[obj.position]
+        key = (obj.position.x // WINDOW_BUCKET, obj.position.y // WINDOW_BUCKET)
+        bucket = self._object_buckets[key]
+        del bucket[object_id]
+        if not bucket:
+            del self._object_buckets[key]
         self.changes.delete_object(object_id)
         return obj
 
     def _index_object(self, obj: WorldObject) -> None:
         self._objects[obj.id] = obj
         self._objects_at.setdefault(obj.position, []).append(obj.id)
+        self._file_object(obj)
+
+    def _file_object(self, obj: WorldObject) -> None:
+        key = (obj.position.x // WINDOW_BUCKET, obj.position.y // WINDOW_BUCKET)
+        self._object_buckets.setdefault(key, {})[obj.id] = obj
+
+    # ------------------------------------------------------------------ window queries
+
+    def objects_in(self, x0: int, y0: int, x1: int, y1: int) -> list[WorldObject]:
+        """The objects on cells x0 <= x < x1, y0 <= y < y1: row by row from the north, west
+        to east in a row, and on one cell in the order `objects_at` gives them.
+
+        Objects are indexed in WINDOW_BUCKET-cell squares, so a window with nothing
+        near costs a few dictionary look-ups, not one per cell.
+        """
+        buckets = self._object_buckets
+        if not buckets or x0 >= x1 or y0 >= y1:
+            return []
+        size = WINDOW_BUCKET
+        bx0, bx1 = x0 // size, (x1 - 1) // size
+        found = []
+        for by in range(y0 // size, (y1 - 1) // size + 1):
+            for bx in range(bx0, bx1 + 1):
+                here = buckets.get((bx, by))
+                if here:
+                    for obj in here.values():
+                        there = obj.position
+                        if x0 <= there.x < x1 and y0 <= there.y < y1:
+                            found.append(obj)
+        if len(found) > 1:
+            found.sort(key=_row_major)  # stable: one cell's objects keep their order
+        return found
+
+    def places_in(self, x0: int, y0: int, x1: int, y1: int) -> list[NamedPlace]:
+        """The named places on cells x0 <= x < x1, y0 <= y < y1, in no particular order."""
+        buckets = self._place_buckets
+        if not buckets or x0 >= x1 or y0 >= y1:
+            return []
+        size = WINDOW_BUCKET
+        bx0, bx1 = x0 // size, (x1 - 1) // size
+        found = []
+        for by in range(y0 // size, (y1 - 1) // size + 1):
+            for bx in range(bx0, bx1 + 1):
+                for place in buckets.get((bx, by), ()):
+                    there = place.position
+                    if x0 <= there.x < x1 and y0 <= there.y < y1:
+                        found.append(place)
+        return found
+
+    def _index_place(self, place: NamedPlace) -> None:
+        key = (place.position.x // WINDOW_BUCKET, place.position.y // WINDOW_BUCKET)
+        self._place_buckets.setdefault(key, []).append(place)
+
+    @property
+    def terrain_version(self) -> int:
+        """Goes up with every `set_terrain`: while it stays the same, no cell's terrain
+        (nor passability, which follows from it) has changed."""
+        return self._terrain_version
+
+    def terrain_changed_since(self, version: int) -> list[tuple[int, int, int, int]]:
+        """Windows (x0, y0, x1, y1), half-open and inside the map, that together hold every
+        cell whose terrain was set after `terrain_version` read `version` (they may hold
+        unchanged cells too). Empty when nothing changed since."""
+        if version >= self._terrain_version:
+            return []
+        size, w, h = WINDOW_BUCKET, self._w, self._h
+        return [
+            (bx * size, by * size, min(w, (bx + 1) * size), min(h, (by + 1) * size))
+            for (bx, by), stamp in self._terrain_stamps.items() if stamp > version
+        ]
 
     # ------------------------------------------------------------------ places and landmarks
 
@@ -376,6 +485,7 @@ class WorldService:
         if place.key in self._places:
             raise WorldRuleError(f"{place.name!r} is already the name of a place")
         self._places[place.key] = place
+        self._index_place(place)
         self.changes.save_place(place.key)
 
     @property

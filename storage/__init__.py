@@ -28,6 +28,7 @@ from storage.event_log import EventLog
 from storage.repositories import (
     AgentRepository,
     ConversationRepository,
+    EngineRepository,
     ObjectRepository,
     WorldRepository,
 )
@@ -103,6 +104,7 @@ class Storage:
         self.agents = AgentRepository(self._db)
         self.objects = ObjectRepository(self._db)
         self.conversations = ConversationRepository(self._db)
+        self.engine = EngineRepository(self._db)
         return self
 
     async def close(self) -> None:

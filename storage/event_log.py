@@ -6,13 +6,18 @@ are for people (and observers) to see what happened.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import json
+import logging
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from core.events import DomainEvent
 from storage.database import utc_stamp
 from storage.jsonl import JsonlFile
+
+log = logging.getLogger("hearth.storage")
 
 
 class EventLog:
@@ -30,3 +35,71 @@ class EventLog:
     def read(self) -> Iterator[dict[str, Any]]:
         """All intact records, oldest first (for tools and tests, never for replay)."""
         return self._file.read()
+
+
+class EventMirror:
+    """events.jsonl as a mirror of the events table: one line per committed event.
+
+    Lines are appended only after the transaction holding their events commits, so
+    the file never runs ahead of the database. A crash between the commit and the
+    append leaves it behind; `reconcile` at start-up appends what is missing and
+    cuts a torn last line, so every committed event has exactly one line.
+    Each line is the event's JSON with its `seq` (database order) first.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+
+    def append(self, first_seq: int, rows: Sequence[Any]) -> None:
+        """Append events numbered from `first_seq` (rows carry `.data`, a JSON object)."""
+        if not rows:
+            return
+        text = "".join(
+            f'{{"seq":{first_seq + i},{row.data[1:]}\n' for i, row in enumerate(rows)
+        )
+        try:
+            with self._lock, self.path.open("a", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:  # the database has them; reconcile will write them later
+            log.warning("could not append to %s: %s", self.path, exc)
+
+    def last_seq(self) -> int:
+        """The seq of the last intact line (0 for none); cuts a torn last line off."""
+        if not self.path.exists():
+            return 0
+        with self.path.open("rb+") as fh:
+            size = fh.seek(0, 2)
+            if size == 0:
+                return 0
+            window = min(size, 1 << 20)
+            fh.seek(size - window)
+            tail = fh.read(window)
+            if not tail.endswith(b"\n"):
+                cut = tail.rfind(b"\n")
+                keep = size - window + cut + 1 if cut >= 0 else 0
+                fh.truncate(keep)
+                tail = tail[: cut + 1] if cut >= 0 else b""
+            for line in reversed(tail.splitlines()):
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and isinstance(record.get("seq"), int):
+                    return record["seq"]
+        return 0
+
+    async def reconcile(self, engine_repo: Any) -> int:
+        """Append events the database has and the file lacks; returns how many."""
+        have = self.last_seq()
+        added = 0
+        while True:
+            missing = await engine_repo.events_after(have, 10_000)
+            if not missing:
+                return added
+            with self._lock, self.path.open("a", encoding="utf-8") as fh:
+                for seq, data in missing:
+                    fh.write(json.dumps({"seq": seq, **data}, ensure_ascii=False,
+                                        separators=(",", ":"), sort_keys=False) + "\n")
+            have = missing[-1][0]
+            added += len(missing)

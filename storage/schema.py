@@ -207,11 +207,68 @@ _V4_WORLD_RULES = (
     """,
 )
 
+_V5_ENGINE = (
+    # Every domain event, in the order committed: the truth the JSONL log mirrors.
+    """
+    CREATE TABLE events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        tick INTEGER NOT NULL,
+        agent TEXT,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX idx_events_tick ON events (tick)",
+    "CREATE INDEX idx_events_agent ON events (agent, tick)",
+    # One row per committed agent turn: what it did, and its mind's own record.
+    """
+    CREATE TABLE turns (
+        tick INTEGER NOT NULL,
+        agent TEXT NOT NULL,
+        mind TEXT NOT NULL,
+        actions INTEGER NOT NULL,
+        ended TEXT NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (tick, agent)
+    ) WITHOUT ROWID
+    """,
+    # What each agent's mind remembers between turns, as of its last committed turn.
+    """
+    CREATE TABLE minds (
+        agent TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        state TEXT NOT NULL,
+        tick INTEGER NOT NULL
+    ) WITHOUT ROWID
+    """,
+    # The tick in progress: its turn order, so a resumed run finishes the same tick.
+    """
+    CREATE TABLE tick_progress (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        tick INTEGER NOT NULL,
+        schedule TEXT NOT NULL,
+        started_at TEXT NOT NULL
+    )
+    """,
+    # How long each finished tick and each of its phases took.
+    """
+    CREATE TABLE tick_metrics (
+        tick INTEGER PRIMARY KEY,
+        finished_at TEXT NOT NULL,
+        duration_ms REAL NOT NULL,
+        turns INTEGER NOT NULL,
+        actions INTEGER NOT NULL,
+        phases TEXT NOT NULL
+    )
+    """,
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "world, cells, agents, inventory, objects, places, structures", _V1_WORLD),
     Migration(2, "conversations, participants, turns and invitations", _V2_CONVERSATIONS),
     Migration(3, "terrain raster and landmarks", _V3_TERRAIN_AND_LANDMARKS),
     Migration(4, "wall materials and spent cells", _V4_WORLD_RULES),
+    Migration(5, "events, turns, mind states, tick progress and metrics", _V5_ENGINE),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
@@ -234,5 +291,10 @@ HEARTH_TABLES = frozenset(
         "landmarks",
         "edge_materials",
         "spent_cells",
+        "events",
+        "turns",
+        "minds",
+        "tick_progress",
+        "tick_metrics",
     }
 )

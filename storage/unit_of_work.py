@@ -26,6 +26,7 @@ class UnitOfWork:
         self.agents = storage.agents
         self.objects = storage.objects
         self.conversations = storage.conversations
+        self.engine = storage.engine
         self.commits = 0
 
     async def __aenter__(self) -> UnitOfWork:

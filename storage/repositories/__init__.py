@@ -2,12 +2,14 @@
 
 from storage.repositories.agent import AgentRepository
 from storage.repositories.conversation import ConversationRepository, StoredTurn
+from storage.repositories.engine import EngineRepository
 from storage.repositories.object import ObjectRepository
 from storage.repositories.world import WorldRepository
 
 __all__ = [
     "AgentRepository",
     "ConversationRepository",
+    "EngineRepository",
     "ObjectRepository",
     "StoredTurn",
     "WorldRepository",

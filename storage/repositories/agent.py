@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from core.agent import Agent, Inventory, Journey
 from core.objects import Item
 from core.types import AgentName, Position
@@ -19,35 +21,66 @@ _AGENT_COLUMNS = (
 )
 
 
+_UPSERT_AGENT = f"""
+    INSERT INTO agents ({_AGENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (name) DO UPDATE SET model_id = excluded.model_id,
+        personality = excluded.personality, x = excluded.x, y = excluded.y,
+        is_sleeping = excluded.is_sleeping, journey = excluded.journey,
+        known_agents = excluded.known_agents,
+        last_active_tick = excluded.last_active_tick,
+        session_id = excluded.session_id
+"""
+
+
+def _agent_row(agent: Agent) -> tuple:
+    journey = None if agent.journey is None else dumps(_encode_journey(agent.journey))
+    return (
+        agent.name,
+        agent.model_id,
+        agent.personality,
+        agent.position.x,
+        agent.position.y,
+        int(agent.is_sleeping),
+        journey,
+        dumps(sorted(agent.known_agents)),
+        agent.last_active_tick,
+        agent.session_id,
+    )
+
+
 class AgentRepository(Repository):
     async def save_agent(self, agent: Agent) -> None:
         """Insert or replace an agent together with its whole inventory, atomically."""
-        journey = None if agent.journey is None else dumps(_encode_journey(agent.journey))
         async with self.db.transaction():
-            await self.db.execute(
-                f"""
-                INSERT INTO agents ({_AGENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (name) DO UPDATE SET model_id = excluded.model_id,
-                    personality = excluded.personality, x = excluded.x, y = excluded.y,
-                    is_sleeping = excluded.is_sleeping, journey = excluded.journey,
-                    known_agents = excluded.known_agents,
-                    last_active_tick = excluded.last_active_tick,
-                    session_id = excluded.session_id
-                """,
-                (
-                    agent.name,
-                    agent.model_id,
-                    agent.personality,
-                    agent.position.x,
-                    agent.position.y,
-                    int(agent.is_sleeping),
-                    journey,
-                    dumps(sorted(agent.known_agents)),
-                    agent.last_active_tick,
-                    agent.session_id,
-                ),
-            )
+            await self.db.execute(_UPSERT_AGENT, _agent_row(agent))
             await self.save_inventory(agent.name, agent.inventory)
+
+    async def save_agents(self, agents: Sequence[Agent]) -> None:
+        """Insert or replace many agents and their inventories in a handful of statements.
+
+        The engine's commit writes every agent that acted in a batch of turns here:
+        one executemany per table instead of five round trips per agent.
+        """
+        if not agents:
+            return
+        names = [(a.name,) for a in agents]
+        async with self.db.transaction():
+            await self.db.executemany(_UPSERT_AGENT, [_agent_row(a) for a in agents])
+            await self.db.executemany("DELETE FROM inventory_stacks WHERE agent_name = ?", names)
+            await self.db.executemany("DELETE FROM inventory_items WHERE agent_name = ?", names)
+            await self.db.executemany(
+                "INSERT INTO inventory_stacks (agent_name, resource, quantity) VALUES (?, ?, ?)",
+                [(a.name, res, qty) for a in agents for res, qty in a.inventory.stacks.items()],
+            )
+            await self.db.executemany(
+                "INSERT INTO inventory_items (id, agent_name, slot, item_type, properties) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (item.id, a.name, slot, item.item_type, dumps(list(item.properties)))
+                    for a in agents
+                    for slot, item in enumerate(a.inventory.items)
+                ],
+            )
 
     async def save_inventory(self, name: AgentName, inventory: Inventory) -> None:
         async with self.db.transaction():

@@ -160,6 +160,21 @@ class WorldRepository(Repository):
                     (pos.x, pos.y, units, since_tick),
                 )
 
+    async def set_spent_many(self, cells: Sequence[tuple[Position, int, int]]) -> None:
+        """`set_spent` for many cells in two statements."""
+        gone = [(p.x, p.y) for p, units, _ in cells if units <= 0]
+        kept = [(p.x, p.y, units, since) for p, units, since in cells if units > 0]
+        async with self.db.transaction():
+            if gone:
+                await self.db.executemany("DELETE FROM spent_cells WHERE x = ? AND y = ?", gone)
+            if kept:
+                await self.db.executemany(
+                    "INSERT INTO spent_cells (x, y, units, since_tick) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (x, y) DO UPDATE SET units = excluded.units, "
+                    "since_tick = excluded.since_tick",
+                    kept,
+                )
+
     async def get_spent(self) -> list[tuple[Position, int, int]]:
         rows = await self.db.fetchall("SELECT x, y, units, since_tick FROM spent_cells")
         return [(Position(x, y), units, since) for x, y, units, since in rows]

@@ -24,6 +24,7 @@ from core.terrain import Terrain, Weather
 from core.types import AgentName, ConversationId, Direction, Position
 from core.world import Cell, WorldState
 from storage import Storage, StorageError
+from storage.repositories.engine import EventRow, MindRow, TickMetrics, TurnRow
 from storage.schema import HEARTH_TABLES, LATEST_VERSION
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
@@ -54,6 +55,11 @@ async def _fill(storage: Storage) -> Agent:
     await storage.conversations.save_conversation(conv)
     await storage.conversations.add_turn(ConversationTurn(conv.id, ASH, "hi", 7))
     await storage.conversations.add_invitation(Invitation(BIRCH, ASH, Privacy.PRIVATE, 8))
+    await storage.engine.add_events([EventRow(8, ASH, "agent_slept", '{"type":"agent_slept"}')])
+    await storage.engine.save_turns([TurnRow(8, ASH, "offline", 1, "ended", "{}")])
+    await storage.engine.save_minds([MindRow(ASH, "offline", "{}", 8)])
+    await storage.engine.set_progress(9, [[ASH, BIRCH]])
+    await storage.engine.add_metrics(TickMetrics(8, "now", 1.5, 1, 1, {"turns": 1.0}))
     return ash
 
 

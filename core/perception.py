@@ -1,0 +1,117 @@
+"""What an agent perceives at the start of its turn, as plain values.
+
+A language model reads the text fields; the offline mind reads the structured
+ones. Both describe the same moment, built by one PerceptionBuilder, so neither
+kind of mind knows anything the other could not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.terrain import Terrain, Weather
+from core.types import AgentName, Direction, Position
+
+
+@dataclass(frozen=True, slots=True)
+class SeenAgent:
+    """Another agent in view."""
+
+    name: AgentName
+    position: Position
+    direction: Direction
+    """Rough compass direction from the viewer (DOWN when sharing a cell)."""
+    distance: int
+    """Manhattan distance in cells."""
+    is_sleeping: bool = False
+    in_conversation: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeenLandmark:
+    """A landmark in view or standing out on the horizon."""
+
+    name: str
+    kind: str
+    position: Position
+    direction: Direction
+    distance: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeenObject:
+    """A sign or a placed pile in view."""
+
+    kind: str
+    """"sign" or "placed_item"."""
+    position: Position
+    direction: Direction
+    distance: int
+    label: str = ""
+    """A short description: the pile's contents; empty for a sign (read it to know)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeenCell:
+    """One cell in view with what grows or lies there."""
+
+    position: Position
+    terrain: Terrain
+    gatherable: str | None
+    """Resource a gather here would give right now, or None (bare or spent)."""
+    passable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Perception:
+    """One agent's view of the world at one moment."""
+
+    agent: AgentName
+    tick: int
+    position: Position
+    time_text: str
+    """Like "day 1, 08:00 (morning)"."""
+    period: str
+    """morning, afternoon, evening or night."""
+    weather: Weather
+    vision_radius: int
+    grid_view: str
+    """Emoji grid at double resolution: cells at even offsets, walls between them."""
+    narrative: str
+    inventory_text: str
+    journey_text: str | None
+    visible_agents_text: str
+    conversation_text: str | None
+    """Who the agent is talking with and what was said since its last turn, if anything."""
+    invitation_text: str | None
+    """A pending invitation waiting for an answer, if any."""
+    cells: tuple[SeenCell, ...]
+    agents: tuple[SeenAgent, ...]
+    landmarks: tuple[SeenLandmark, ...]
+    objects: tuple[SeenObject, ...]
+    inventory: tuple[tuple[str, int], ...]
+    """(resource or item type, count), sorted by name."""
+    standing_on: Terrain
+    inside_structure: bool
+    on_journey: bool
+    in_conversation_with: tuple[AgentName, ...]
+    pending_invitation_from: AgentName | None
+
+    @property
+    def is_night(self) -> bool:
+        return self.period == "night"
+
+    def as_text(self) -> str:
+        """Everything a language model is shown, in reading order."""
+        parts = [
+            f"It is {self.time_text}. The weather is {self.weather.value}.",
+            f"You are at ({self.position.x}, {self.position.y}).",
+            self.grid_view,
+            self.narrative,
+            self.inventory_text,
+        ]
+        for extra in (self.journey_text, self.visible_agents_text, self.invitation_text,
+                      self.conversation_text):
+            if extra:
+                parts.append(extra)
+        return "\n\n".join(p for p in parts if p)

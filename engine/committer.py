@@ -1,0 +1,156 @@
+"""Group commit of finished turns: each turn atomic, many turns per transaction.
+
+A finished turn is frozen at once into a `TurnWrite` (its captured world values,
+its events, its row, its mind's state) and queued. `commit` writes every queued
+turn in one unit of work, in the order they finished, so what is durable is
+always a prefix of what ran, and never part of a turn. Committing in batches is
+what lets 1,000 agents take their turns in well under 0.1 s: one transaction per
+turn would cost more than the turns themselves.
+
+After each commit the new events are appended to events.jsonl (`EventMirror`),
+so the log can never hold an event the database does not.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.events import DomainEvent
+from services.changes import ChangeSet
+from services.persistence import Capture, capture, write_capture
+from storage.repositories.engine import EventRow, MindRow, TurnRow
+
+if TYPE_CHECKING:
+    from services.simulation import Simulation
+    from storage import Storage
+    from storage.event_log import EventMirror
+
+
+@dataclass(frozen=True, slots=True)
+class TurnWrite:
+    capture: Capture
+    events: tuple[EventRow, ...]
+    turn: TurnRow
+    mind: MindRow
+
+
+def event_rows(events: Iterable[DomainEvent]) -> tuple[EventRow, ...]:
+    rows = []
+    for event in events:
+        data = event.to_dict()
+        agent = data.get("agent") or data.get("inviter") or data.get("speaker")
+        rows.append(EventRow(
+            event.tick, agent if isinstance(agent, str) else None, event.event_type,
+            json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True),
+        ))
+    return tuple(rows)
+
+
+class TurnCommitter:
+    def __init__(
+        self,
+        storage: Storage,
+        sim: Simulation,
+        mirror: EventMirror,
+        *,
+        batch_turns: int = 256,
+        max_delay_ms: float = 50.0,
+    ) -> None:
+        self.storage = storage
+        self.sim = sim
+        self.mirror = mirror
+        self.batch_turns = batch_turns
+        self.max_delay = max_delay_ms / 1000
+        self._queue: list[TurnWrite] = []
+        self._oldest = 0.0
+        self._committing = False
+        self.commits = 0
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def add(self, write: TurnWrite) -> None:
+        if not self._queue:
+            self._oldest = time.perf_counter()
+        self._queue.append(write)
+
+    async def maybe_commit(self) -> None:
+        """Commit if the batch is full or its oldest turn has waited long enough.
+
+        While one commit is being written, other workers carry on with turns rather
+        than queue up behind it: their turns go into the next batch.
+        """
+        if self._committing or not self._queue:
+            return
+        if (len(self._queue) >= self.batch_turns
+                or time.perf_counter() - self._oldest >= self.max_delay):
+            self._committing = True
+            try:
+                await self.commit()
+            finally:
+                self._committing = False
+
+    async def commit_opening(
+        self, tick: int, events: Sequence[DomainEvent], schedule: Sequence[Sequence[str]]
+    ) -> None:
+        """The tick's opening changes and its schedule, in one transaction."""
+        await self._write(self._world_capture(), event_rows(events), progress=(tick, schedule))
+
+    async def commit(self, *, finish_tick: int | None = None,
+                     events: Sequence[DomainEvent] = ()) -> None:
+        """Write every queued turn; with `finish_tick`, also close that tick.
+
+        Closing advances the world's tick counter and forgets the tick's progress
+        record in the same transaction as its last turns.
+        """
+        queued, self._queue = self._queue, []
+        cap = Capture()
+        rows: list[EventRow] = []
+        for write in queued:
+            cap.merge(write.capture)
+            rows.extend(write.events)
+        if finish_tick is not None:
+            self.sim.world.set_tick(finish_tick + 1)
+        cap.merge(self._world_capture())
+        rows.extend(event_rows(events))
+        await self._write(
+            cap, rows, turns=[w.turn for w in queued], minds=[w.mind for w in queued],
+            finish=finish_tick is not None,
+        )
+
+    def _world_capture(self) -> Capture:
+        """What changed outside any turn (the world's own journal), then cleared."""
+        sim = self.sim
+        cap = capture(sim, sim.world.changes, sim.gathering.dirty)
+        sim.gathering.dirty.clear()
+        sim.world.changes = ChangeSet()
+        return cap
+
+    async def _write(
+        self,
+        cap: Capture,
+        events: Sequence[EventRow],
+        *,
+        turns: Sequence[TurnRow] = (),
+        minds: Sequence[MindRow] = (),
+        progress: tuple[int, Sequence[Sequence[str]]] | None = None,
+        finish: bool = False,
+    ) -> None:
+        async with self.storage.unit_of_work() as uow:
+            await write_capture(cap, uow)
+            first_seq = await uow.engine.next_event_seq()
+            await uow.engine.add_events(events)
+            await uow.engine.save_turns(turns)
+            await uow.engine.save_minds(minds)
+            if progress is not None:
+                await uow.engine.set_progress(*progress)
+            if finish:
+                await uow.engine.clear_progress()
+            await uow.commit()
+        self.commits += 1
+        self.mirror.append(first_seq, events)

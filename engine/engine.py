@@ -1,0 +1,265 @@
+"""HearthEngine: loads the world, runs ticks through the pipeline, commits every turn.
+
+    engine = HearthEngine(storage, config, mind=OfflineMind(seed, personalities))
+    await engine.initialize()          # load the world; finish a tick a crash interrupted
+    ctx = await engine.tick_once()     # one tick: opening, movement, turns, commit
+    await engine.close()
+
+The tick is a pipeline of phases (engine/phases): invitations lapse, sleepers
+wake, the weather turns, journeys advance, the schedule is made, and all that is
+committed with the schedule (a checkpoint); then agents take their turns, each
+turn written atomically by the committer, and the commit phase closes the tick
+(its counter advances in the same transaction as the last turns).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from adapters.agent_files import AgentFiles
+from adapters.file_tools import FILE_TOOL_SPECS, FILE_TOOLS, run_file_tool
+from adapters.perception import PerceptionBuilder
+from config import HearthConfig
+from core.actions import ActionResult
+from core.types import AgentName
+from engine.committer import TurnCommitter, TurnWrite, event_rows
+from engine.context import TickContext, TurnResult
+from engine.phases import (
+    AgentTurnPhase,
+    CheckpointPhase,
+    CommitPhase,
+    InvitationExpiryPhase,
+    MovementPhase,
+    SchedulePhase,
+    WakePhase,
+    WeatherPhase,
+)
+from engine.pipeline import TickPipeline
+from services.changes import ChangeSet, collecting
+from services.mind import Mind, ToolCall, TurnStart
+from services.narrator import NarrationContext, Narrator, TemplateNarrator
+from services.persistence import capture
+from services.scheduler import Scheduler
+from services.simulation import Simulation, load_simulation
+from services.tool_specs import tool_specs
+from services.turn_loop import MIND_ERROR, TurnLog, run_turn
+from services.world_setup import status_text
+from storage import Storage
+from storage.database import utc_stamp
+from storage.event_log import EventMirror
+from storage.homes import AgentHomes
+from storage.repositories.engine import MindRow, TickMetrics, TurnRow
+
+logger = logging.getLogger("hearth.engine")
+
+TickCallback = Callable[[TickContext], object]
+
+
+class HearthEngine:
+    def __init__(
+        self,
+        storage: Storage,
+        config: HearthConfig,
+        *,
+        mind: Mind,
+        minds: Mapping[str, Mind] | None = None,
+        narrator: Narrator | None = None,
+        agents_dir: Path | None = None,
+    ) -> None:
+        self.storage = storage
+        self.config = config
+        self.default_mind = mind
+        self.minds = dict(minds or {})
+        self.narrator: Narrator = narrator or TemplateNarrator()
+        self.homes = AgentHomes(agents_dir) if agents_dir is not None else None
+        self.tools = tool_specs() + FILE_TOOL_SPECS
+        self.stop_requested = False
+        self.resumed_tick: int | None = None
+        self._files: dict[str, AgentFiles] = {}
+        self._opened_storage = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def initialize(self) -> None:
+        """Load the world and the minds' memories; reconcile the event log."""
+        if self.storage._db is None:
+            await self.storage.open()
+            self._opened_storage = True
+        settings = self.config.settings
+        self.sim: Simulation = await load_simulation(self.storage, self.config, homes=self.homes)
+        self.perception_builder = PerceptionBuilder(
+            self.sim.world, self.sim.agents, self.sim.conversations, self.sim.gathering,
+            horizon=settings.scheduling.horizon,
+        )
+        self.scheduler = Scheduler(settings.vision.radius)
+        for agent in self.sim.agents.get_all_agents():  # never overwrites what exists
+            self.sim.agents.ensure_home(agent.name, status_text(agent, self.sim.world.state,
+                                                                 self.config))
+        self.mirror = EventMirror(self.storage.data_dir / "events.jsonl")
+        await self.mirror.reconcile(self.storage.engine)
+        for name, row in (await self.storage.engine.get_minds()).items():
+            mind = self.mind_for(name)
+            if row.kind == mind.kind:
+                mind.set_state(AgentName(name), json.loads(row.state))
+        self.committer = TurnCommitter(
+            self.storage, self.sim, self.mirror,
+            batch_turns=settings.scheduling.commit_batch_turns,
+            max_delay_ms=settings.scheduling.commit_max_delay_ms,
+        )
+        self.pipeline = TickPipeline([
+            InvitationExpiryPhase(self), WakePhase(self), WeatherPhase(self),
+            MovementPhase(self), SchedulePhase(self), CheckpointPhase(self),
+            AgentTurnPhase(self), CommitPhase(self),
+        ])
+
+    async def close(self) -> None:
+        if self._opened_storage:
+            await self.storage.close()
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def tick(self) -> int:
+        """The tick that runs next (ticks before it are committed)."""
+        return self.sim.world.tick
+
+    def mind_for(self, name: str) -> Mind:
+        return self.minds.get(name, self.default_mind)
+
+    # ------------------------------------------------------------------ commands
+
+    def force_turn(self, name: AgentName) -> None:
+        """Let this agent act first in its cluster next tick."""
+        self.scheduler.force_next(name)
+
+    def request_stop(self) -> None:
+        """Finish the turns in flight, commit, and end the tick early (it resumes later)."""
+        self.stop_requested = True
+
+    # ------------------------------------------------------------------ the tick
+
+    async def tick_once(self) -> TickContext:
+        started = time.perf_counter()
+        world = self.sim.world
+        tick = world.tick
+        when = world.time_of_day(tick)
+        ctx = TickContext(tick, str(when), when.period, world.weather)
+        progress = await self.storage.engine.get_progress()
+        if progress is not None and progress.tick == tick:
+            done = await self.storage.engine.turns_done(tick)
+            ctx = TickContext(
+                tick, str(when), when.period, world.weather, resumed=True,
+                clusters=tuple(tuple(AgentName(n) for n in c) for c in progress.schedule),
+            ).with_already_done(AgentName(n) for n in done)
+            self.resumed_tick = tick
+        self.sim.engine.new_id.reseed(world.state.seed, tick, "opening")
+        ctx = await self.pipeline.run(ctx)
+        if ctx.completed:
+            await self._record_metrics(ctx, started)
+            await self._maybe_snapshot(tick)
+        return ctx
+
+    async def run_agent_turn(self, name: AgentName, tick: int) -> TurnResult | None:
+        """One agent's turn, captured and queued for commit the moment it ends."""
+        sim = self.sim
+        agent = sim.agents.get_agent(name)
+        if agent is None or agent.is_sleeping or agent.journey is not None:
+            return None
+        mind = self.mind_for(name)
+        started = time.perf_counter()
+        reads_text = getattr(mind, "reads_text", True)
+        changes = ChangeSet()
+        with collecting(changes):
+            sim.engine.new_id.reseed(sim.world.state.seed, tick, name)
+            try:
+                log = await self._turn(mind, name, tick, reads_text)
+            except Exception as exc:  # a bug outside the mind: this turn ends, others go on
+                logger.exception("turn of %s at tick %s failed", name, tick)
+                log = TurnLog((), MIND_ERROR, {}, f"{type(exc).__name__}: {exc}"[:500])
+            sim.agents.set_last_active(name, tick)
+            state = _safe_state(mind, name)
+            # Captured whatever happened, so memory and database never disagree.
+            cap = capture(sim, changes)
+        record = {"actions": [a.to_json() for a in log.actions], "mind": dict(log.record)}
+        if log.error:
+            record["error"] = log.error
+        dumps = _canonical
+        self.committer.add(TurnWrite(
+            cap, event_rows(log.events),
+            TurnRow(tick, name, mind.kind, len(log.actions), log.ended, dumps(record)),
+            MindRow(name, mind.kind, dumps(dict(state)), tick),
+        ))
+        return TurnResult(
+            name, tick, mind.kind, log.actions, log.ended, log.error,
+            (time.perf_counter() - started) * 1000,
+        )
+
+    async def _turn(self, mind: Mind, name: AgentName, tick: int, reads_text: bool) -> TurnLog:
+        sim = self.sim
+        if reads_text and self.homes is not None:
+            agent = sim.agents.require(name)
+            sim.agents.write_status(name, status_text(agent, sim.world.state, self.config))
+        perception = self.perception_builder.build(name, tick, text=reads_text)
+        start = TurnStart(
+            name, tick, perception, self.tools,
+            self.config.settings.scheduling.max_actions_per_turn,
+        )
+        return await run_turn(
+            mind, start,
+            lambda call: self._execute(name, tick, call),
+            lambda result, call: self._narrate(name, tick, result, call),
+        )
+
+    async def _execute(self, name: AgentName, tick: int, call: ToolCall) -> ActionResult:
+        if call.name in FILE_TOOLS:
+            if self.homes is None:
+                return ActionResult.fail("you have no home folder in this world")
+            files = self._files.get(name)
+            if files is None:
+                files = self._files[name] = AgentFiles(self.homes.path(name))
+            return run_file_tool(files, call.name, call.arguments)
+        return await self.sim.engine.execute_tool(name, call.name, call.arguments, tick)
+
+    async def _narrate(
+        self, name: AgentName, tick: int, result: ActionResult, call: ToolCall
+    ) -> str:
+        if call.name in FILE_TOOLS:
+            return result.message
+        world = self.sim.world
+        agent = self.sim.agents.get_agent(name)
+        position = agent.position if agent is not None else None
+        when = world.time_of_day(tick)
+        ctx = NarrationContext(
+            name, tick, position, when.period, world.weather, call.name,
+            indoors=position is not None and world.structure_at(position) is not None,
+        )
+        return await self.narrator.narrate(result, ctx)
+
+    async def _record_metrics(self, ctx: TickContext, started: float) -> None:
+        total = (time.perf_counter() - started) * 1000
+        await self.storage.engine.add_metrics(TickMetrics(
+            ctx.tick, utc_stamp(), round(total, 3), len(ctx.turn_results), ctx.action_count,
+            {name: round(ms, 3) for name, ms in ctx.phase_ms},
+        ))
+
+    async def _maybe_snapshot(self, tick: int) -> None:
+        every = self.config.settings.storage.snapshot_every_ticks
+        if every and (tick + 1) % every == 0:
+            await self.storage.snapshots.create(self.storage.db, tick + 1)
+            self.storage.snapshots.prune(self.config.settings.storage.snapshots_keep)
+
+
+def _safe_state(mind: Mind, name: AgentName) -> Mapping[str, object]:
+    try:
+        return mind.get_state(name)
+    except Exception:
+        logger.exception("the mind of %s could not give its state", name)
+        return {}
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

@@ -1,0 +1,155 @@
+"""EngineRunner: the engine in its own thread with its own event loop, driven by commands.
+
+    runner = EngineRunner(lambda: make_engine())   # builds the engine on the runner's loop
+    runner.on_tick(lambda ctx: print(ctx.tick))     # called on the runner thread
+    runner.start()
+    runner.request_run(10)                          # or request_tick(), request_run()
+    runner.request_pause()
+    runner.stop()                                   # turn in flight finishes, then commit
+
+The UI thread never touches the engine: it sends commands through a thread-safe
+queue and receives each finished TickContext through the callbacks (which should
+hand it on, e.g. `App.call_from_thread`, and return quickly). The engine, its
+database connection and its minds all live on the runner's loop, built there by
+the factory, because an asyncio connection belongs to the loop that made it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.context import TickContext
+    from engine.engine import HearthEngine
+
+log = logging.getLogger("hearth.runner")
+
+EngineFactory = Callable[[], Awaitable["HearthEngine"]]
+
+
+class EngineRunner:
+    def __init__(self, factory: EngineFactory) -> None:
+        self._factory = factory
+        self._commands: queue.Queue[tuple[str, int | None]] = queue.Queue()
+        self._callbacks: list[Callable[[TickContext], object]] = []
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._lock = threading.Lock()
+        self._remaining: int | None = 0
+        """Ticks still to run: 0 idle, None without end."""
+        self._paused = True
+        self.engine: HearthEngine | None = None
+        self.error: BaseException | None = None
+        self.ticks_run = 0
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def is_paused(self) -> bool:
+        with self._lock:
+            return self._paused
+
+    def on_tick(self, callback: Callable[[TickContext], object]) -> None:
+        self._callbacks.append(callback)
+
+    # ------------------------------------------------------------------ commands
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start the thread and wait until the engine is loaded (or failed to load)."""
+        if self.is_running:
+            return
+        self._thread = threading.Thread(target=self._main, name="hearth-engine", daemon=True)
+        self._thread.start()
+        self._ready.wait(timeout)
+        if self.error is not None:
+            raise RuntimeError(f"the engine could not start: {self.error}") from self.error
+
+    def request_tick(self) -> None:
+        self._commands.put(("run", 1))
+
+    def request_run(self, count: int | None = None) -> None:
+        """Run `count` ticks, or without end when None (until paused)."""
+        if count is not None and count < 1:
+            raise ValueError(f"count must be at least 1, not {count}")
+        self._commands.put(("run", count))
+
+    def request_pause(self) -> None:
+        self._commands.put(("pause", None))
+
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Finish the turn in flight, commit, close; True if the thread ended in time."""
+        if self.engine is not None:
+            self.engine.request_stop()  # a plain flag: safe to set from any thread
+        self._commands.put(("stop", None))
+        if self._thread is None:
+            return True
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    # ------------------------------------------------------------------ the thread
+
+    def _main(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as exc:  # reported through `error`, never lost
+            self.error = exc
+            log.exception("the engine thread failed")
+        finally:
+            self._ready.set()
+
+    async def _serve(self) -> None:
+        engine = await self._factory()
+        self.engine = engine
+        self._ready.set()
+        try:
+            while True:
+                try:
+                    if self._idle():  # nothing to do: wait for a command off the loop
+                        command, arg = await asyncio.to_thread(self._commands.get, True, 0.25)
+                    else:
+                        command, arg = self._commands.get_nowait()
+                except queue.Empty:
+                    command, arg = "", None
+                if command == "stop":
+                    return
+                self._apply(command, arg)
+                if not self._idle():
+                    await self._one_tick(engine)
+        finally:
+            await engine.close()
+
+    def _idle(self) -> bool:
+        with self._lock:
+            return self._paused or self._remaining == 0
+
+    def _apply(self, command: str, arg: int | None) -> None:
+        with self._lock:
+            if command == "run":
+                self._remaining = arg if arg is None else (self._remaining or 0) + arg
+                self._paused = False
+            elif command == "pause":
+                self._paused = True
+                self._remaining = 0
+
+    async def _one_tick(self, engine: HearthEngine) -> None:
+        ctx = await engine.tick_once()
+        self.ticks_run += 1
+        with self._lock:
+            if self._remaining is not None:
+                self._remaining = max(0, self._remaining - 1)
+                if self._remaining == 0:
+                    self._paused = True
+        for callback in list(self._callbacks):
+            try:
+                callback(ctx)
+            except Exception:
+                log.exception("an on_tick callback failed")

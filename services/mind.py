@@ -1,0 +1,104 @@
+"""The Mind port: the one thing the turn loop knows about whoever decides an agent's actions.
+
+A mind is given the agent's perception and the tools, answers with tool calls,
+hears each call's narrated outcome, and answers again until it has nothing more
+to do this turn. The offline mind and a language-model mind implement the same
+protocol (adapters/), so the engine never cares which one speaks for an agent.
+
+    turn = mind.begin(TurnStart(agent, tick, perception, tools, max_actions))
+    calls = await turn.next_calls(())
+    while calls:
+        outcomes = [... execute and narrate each call ...]
+        calls = await turn.next_calls(outcomes)
+    await turn.finish(outcomes, "ended")
+    record = turn.record()       # stored with the turn, atomically
+
+`get_state`/`set_state` carry what a mind remembers between turns: the engine
+stores it with each committed turn and hands it back after a restart, so a
+resumed run continues from exactly what was committed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+from core.perception import Perception
+from core.types import AgentName
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One tool as a language model sees it: name, description, JSON schema of its input."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A mind asking for one action; `arguments` is untrusted until the engine parses it."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What one call came to, as the mind hears it."""
+
+    call_id: str
+    name: str
+    success: bool
+    text: str
+    """Narrated prose: what happened, or why it could not."""
+    data: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """The action's structured result (for minds that read structure, not prose)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStart:
+    agent: AgentName
+    tick: int
+    perception: Perception
+    tools: tuple[ToolSpec, ...]
+    max_actions: int
+
+
+@runtime_checkable
+class MindTurn(Protocol):
+    """One agent's turn in progress."""
+
+    async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
+        """The next calls, given the outcomes of the previous ones; empty ends the turn."""
+        ...
+
+    async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
+        """The turn is over (`reason`: ended, action_limit, error); last outcomes included."""
+        ...
+
+    def record(self) -> Mapping[str, Any]:
+        """A JSON-able account of the turn, stored with it (never parsed by the engine)."""
+        ...
+
+
+@runtime_checkable
+class Mind(Protocol):
+    """Decides actions for the agents it speaks for."""
+
+    kind: str
+    """A short name stored with each turn, like "offline" or "claude"."""
+
+    def begin(self, start: TurnStart) -> MindTurn: ...
+
+    def get_state(self, agent: AgentName) -> Mapping[str, Any]:
+        """What this mind remembers about `agent` between turns, JSON-able."""
+        ...
+
+    def set_state(self, agent: AgentName, state: Mapping[str, Any]) -> None:
+        """Restore what `get_state` returned (after a restart)."""
+        ...

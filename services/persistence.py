@@ -1,0 +1,164 @@
+"""From a ChangeSet to rows: capture the changed values now, write them later.
+
+A ChangeSet holds keys. `capture` turns them into the values the services hold
+at that moment (domain values are immutable, so this is a handful of lookups),
+which freezes one agent's turn exactly as it ended even while other turns go on.
+Captures merge in order (the later value of a key wins) and `write_capture`
+writes one merged capture with a few bulk statements inside the caller's unit of
+work, so a batch of turns costs one transaction, not one per turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from core.agent import Agent
+from core.conversation import Conversation, ConversationTurn, Invitation, InvitationStatus
+from core.objects import WorldObject
+from core.places import NamedPlace
+from core.structures import Structure
+from core.types import AgentName, ConversationId, Position
+from core.world import Cell, WorldState
+from services.changes import ChangeSet
+
+if TYPE_CHECKING:
+    from services.simulation import Simulation
+    from storage.unit_of_work import UnitOfWork
+
+EdgeKey = tuple[int, int, str]
+
+
+@dataclass
+class Capture:
+    """Values to write, as they were when captured."""
+
+    world_state: WorldState | None = None
+    cells: dict[Position, Cell] = field(default_factory=dict)
+    edges: dict[EdgeKey, list[tuple[str, int]]] = field(default_factory=dict)
+    agents: dict[AgentName, Agent] = field(default_factory=dict)
+    objects_saved: dict[str, WorldObject] = field(default_factory=dict)
+    objects_deleted: set[str] = field(default_factory=set)
+    places: dict[str, NamedPlace] = field(default_factory=dict)
+    structures_saved: dict[str, Structure] = field(default_factory=dict)
+    structures_deleted: set[str] = field(default_factory=set)
+    conversations: dict[ConversationId, tuple[Conversation, int]] = field(default_factory=dict)
+    turns: list[ConversationTurn] = field(default_factory=list)
+    invitations: list[Invitation] = field(default_factory=list)
+    invitation_updates: list[tuple[Invitation, InvitationStatus]] = field(default_factory=list)
+    spent: dict[Position, tuple[int, int]] = field(default_factory=dict)
+    """Cell -> (units missing, since tick); (0, 0) forgets the cell."""
+
+    def merge(self, later: Capture) -> None:
+        """Fold a later capture into this one: its values win, its lists follow."""
+        if later.world_state is not None:
+            self.world_state = later.world_state
+        self.cells.update(later.cells)
+        self.edges.update(later.edges)
+        self.agents.update(later.agents)
+        for oid in later.objects_deleted:
+            self.objects_saved.pop(oid, None)
+        self.objects_deleted |= later.objects_deleted
+        self.objects_deleted -= later.objects_saved.keys()
+        self.objects_saved.update(later.objects_saved)
+        self.places.update(later.places)
+        for sid in later.structures_deleted:
+            self.structures_saved.pop(sid, None)
+        self.structures_deleted |= later.structures_deleted
+        self.structures_deleted -= later.structures_saved.keys()
+        self.structures_saved.update(later.structures_saved)
+        self.conversations.update(later.conversations)
+        self.turns += later.turns
+        self.invitations += later.invitations
+        self.invitation_updates += later.invitation_updates
+        self.spent.update(later.spent)
+
+
+def capture(sim: Simulation, changes: ChangeSet, spent: Iterable[Position] = ()) -> Capture:
+    """The current values of everything `changes` names (and of the `spent` cells)."""
+    world, agents = sim.world, sim.agents
+    out = Capture()
+    if changes.world_state:
+        out.world_state = world.state
+    for pos in changes.cells:
+        out.cells[pos] = world.cell(pos)
+    for key in changes.edges:
+        out.edges[key] = list(world.edge_materials.get(key, []))
+    for name in changes.agents:
+        agent = agents.get_agent(name)
+        if agent is not None:
+            out.agents[name] = agent
+    out.objects_deleted = set(changes.objects_deleted)
+    for oid in changes.objects_saved:
+        obj = world.get_object(oid)
+        if obj is not None:
+            out.objects_saved[oid] = obj
+    for key in changes.places_saved:
+        place = world.place_named(key)
+        if place is not None:
+            out.places[key] = place
+    out.structures_deleted = set(changes.structures_deleted)
+    if changes.structures_saved:
+        by_id = {s.id: s for s in world.all_structures()}
+        for sid in changes.structures_saved:
+            if sid in by_id:
+                out.structures_saved[sid] = by_id[sid]
+    for cid in changes.conversations:
+        conv = sim.conversations.get_conversation(cid)
+        if conv is not None:
+            out.conversations[cid] = (conv, world.tick)
+    out.turns = list(changes.turns)
+    out.invitations = list(changes.invitations)
+    out.invitation_updates = list(changes.invitation_updates)
+    for pos in (*changes.spent, *spent):
+        record = sim.gathering.spent_at(pos)
+        out.spent[pos] = (record.units, record.since_tick) if record else (0, 0)
+    return out
+
+
+async def write_capture(cap: Capture, uow: UnitOfWork) -> int:
+    """Write a capture inside an open unit of work; returns how many rows it touched."""
+    written = 0
+    if cap.world_state is not None:
+        await uow.world.save_world_state(cap.world_state)
+        written += 1
+    if cap.cells:
+        await uow.world.set_cells(cap.cells)
+        written += len(cap.cells)
+    for (x, y, side), materials in sorted(cap.edges.items()):
+        await uow.world.set_edge_materials(x, y, side, materials)
+    written += len(cap.edges)
+    if cap.agents:
+        await uow.agents.save_agents([cap.agents[n] for n in sorted(cap.agents)])
+        written += len(cap.agents)
+    for oid in sorted(cap.objects_deleted):
+        await uow.objects.delete_object(oid)
+    for oid in sorted(cap.objects_saved):
+        await uow.objects.save_object(cap.objects_saved[oid])
+    written += len(cap.objects_deleted) + len(cap.objects_saved)
+    for key in sorted(cap.places):
+        await uow.world.save_named_place(cap.places[key])
+    written += len(cap.places)
+    for sid in sorted(cap.structures_deleted):
+        await uow.world.delete_structure(sid)
+    for sid in sorted(cap.structures_saved):
+        await uow.world.save_structure(cap.structures_saved[sid])
+    written += len(cap.structures_deleted) + len(cap.structures_saved)
+    for cid in sorted(cap.conversations):
+        conv, tick = cap.conversations[cid]
+        await uow.conversations.save_conversation(conv, tick)
+    written += len(cap.conversations)
+    for turn in cap.turns:
+        await uow.conversations.add_turn(turn)
+    for invitation in cap.invitations:
+        await uow.conversations.add_invitation(invitation)
+    for invitation, status in cap.invitation_updates:
+        await uow.conversations.set_invitation_status(invitation, status)
+    written += len(cap.turns) + len(cap.invitations) + len(cap.invitation_updates)
+    if cap.spent:
+        await uow.world.set_spent_many(
+            [(pos, units, since) for pos, (units, since) in sorted(cap.spent.items())]
+        )
+        written += len(cap.spent)
+    return written

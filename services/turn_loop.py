@@ -1,0 +1,122 @@
+"""One agent's turn: the mind calls tools, each call is executed and narrated, until it stops.
+
+    log = await run_turn(mind, start, execute, narrate)
+
+The loop knows minds only through the `Mind` port and the world only through two
+callables, so it is the same for the offline mind and a language model, and for
+world actions and the agent's own file tools. A turn ends when the mind asks for
+nothing more, when `max_actions` calls have run (the rest are answered "not this
+turn"), or when the mind fails; the actions it already took stand either way,
+and the failure is recorded instead of spreading to the tick.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from core.actions import ActionResult
+from core.events import DomainEvent
+from services.mind import Mind, ToolCall, ToolOutcome, TurnStart
+
+log = logging.getLogger("hearth.turns")
+
+Execute = Callable[[ToolCall], Awaitable[ActionResult]]
+Narrate = Callable[[ActionResult, ToolCall], Awaitable[str]]
+
+LIMIT_TEXT = "You have done all you can this turn; that will have to wait for your next turn."
+
+ENDED = "ended"
+ACTION_LIMIT = "action_limit"
+MIND_ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRecord:
+    """One executed call: what was asked, whether it worked, what the agent heard."""
+
+    tool: str
+    arguments: Mapping[str, Any]
+    success: bool
+    narration: str
+    events: tuple[DomainEvent, ...] = ()
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tool": self.tool, "args": dict(self.arguments), "ok": self.success,
+                "text": self.narration}
+
+
+@dataclass(frozen=True, slots=True)
+class TurnLog:
+    actions: tuple[ActionRecord, ...]
+    ended: str
+    """ended, action_limit or error."""
+    record: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """The mind's own account of the turn."""
+    error: str | None = None
+
+    @property
+    def events(self) -> tuple[DomainEvent, ...]:
+        return tuple(e for a in self.actions for e in a.events)
+
+
+async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narrate) -> TurnLog:
+    actions: list[ActionRecord] = []
+    outcomes: Sequence[ToolOutcome] = ()
+    ended = ENDED
+    error: str | None = None
+    turn = None
+    try:
+        turn = mind.begin(start)
+        calls = await turn.next_calls(())
+        while calls:
+            outcomes, ended = await _run_calls(calls, start.max_actions, actions, execute, narrate)
+            if ended == ACTION_LIMIT:
+                break
+            calls = await turn.next_calls(outcomes)
+        await turn.finish(outcomes, ended)
+    except Exception as exc:  # the mind failed: its actions stand, the tick goes on
+        log.exception("turn of %s at tick %s failed", start.agent, start.tick)
+        ended, error = MIND_ERROR, f"{type(exc).__name__}: {exc}"[:500]
+    record = _safe_record(turn)
+    return TurnLog(tuple(actions), ended, record, error)
+
+
+async def _run_calls(
+    calls: Sequence[ToolCall],
+    max_actions: int,
+    actions: list[ActionRecord],
+    execute: Execute,
+    narrate: Narrate,
+) -> tuple[list[ToolOutcome], str]:
+    outcomes: list[ToolOutcome] = []
+    ended = ENDED
+    for call in calls:
+        if len(actions) >= max_actions:
+            outcomes.append(ToolOutcome(call.id, call.name, False, LIMIT_TEXT))
+            ended = ACTION_LIMIT
+            continue
+        result = await execute(call)
+        text = await narrate(result, call)
+        actions.append(ActionRecord(
+            call.name, call.arguments, result.success, text, result.events,
+            getattr(result, "reason", ""),
+        ))
+        outcomes.append(ToolOutcome(call.id, call.name, result.success, text, result.data))
+    if len(actions) >= max_actions and ended == ENDED:
+        ended = ACTION_LIMIT
+    return outcomes, ended
+
+
+def _safe_record(turn: object) -> Mapping[str, Any]:
+    if turn is None:
+        return MappingProxyType({})
+    try:
+        return turn.record()  # type: ignore[attr-defined]
+    except Exception:
+        log.exception("a mind's turn record could not be read")
+        return MappingProxyType({})

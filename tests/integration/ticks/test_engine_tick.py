@@ -1,0 +1,150 @@
+"""HearthEngine on a real world file: ticks commit, turns are atomic, failures stay contained."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from storage import Storage
+
+
+def _rows(db: Path, sql: str) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+async def test_a_tick_gives_every_awake_agent_a_turn_and_advances_the_counter(
+    scripted, make_engine, small_world: Path
+) -> None:
+    mind = scripted()
+    async with make_engine(mind) as engine:
+        names = sorted(a.name for a in engine.sim.agents.get_all_agents())
+        ctx = await engine.tick_once()
+        assert ctx.completed and not ctx.resumed
+        assert sorted(ctx.turn_results) == names
+        assert engine.tick == 1
+        assert [p for p, _ in ctx.phase_ms] == list(engine.pipeline.names)
+    db = small_world / "world.db"
+    assert _rows(db, "SELECT tick FROM world_state") == [(1,)]
+    assert sorted(r[0] for r in _rows(db, "SELECT agent FROM turns WHERE tick = 0")) == names
+    assert _rows(db, "SELECT COUNT(*) FROM tick_progress") == [(0,)]
+    phases = json.loads(_rows(db, "SELECT phases FROM tick_metrics WHERE tick = 0")[0][0])
+    assert [p for p, _ in phases] == list(engine.pipeline.names)
+
+
+async def test_each_agent_hears_the_narration_of_its_own_action(scripted, make_engine) -> None:
+    mind = scripted(lambda s: [("gather", {}), ("walk", {"direction": "north"})])
+    async with make_engine(mind) as engine:
+        ctx = await engine.tick_once()
+    for result in ctx.turn_results.values():
+        assert [a.tool for a in result.actions] == ["gather", "walk"]
+        assert all(a.narration for a in result.actions)
+
+
+async def test_events_reach_the_database_and_the_jsonl_log_exactly_once(
+    scripted, make_engine, small_world: Path
+) -> None:
+    mind = scripted(lambda s: [("walk", {"direction": "east"})])
+    async with make_engine(mind) as engine:
+        for _ in range(3):
+            await engine.tick_once()
+    db_events = _rows(small_world / "world.db", "SELECT seq, kind FROM events ORDER BY seq")
+    lines = [json.loads(x) for x in (small_world / "events.jsonl").read_text().splitlines()]
+    assert [(x["seq"], x["type"]) for x in lines] == db_events
+    assert any(kind == "agent_moved" for _, kind in db_events)
+
+
+async def test_a_failing_mind_ends_its_own_turn_and_no_other(scripted, make_engine) -> None:
+    async with make_engine(scripted()) as engine:
+        victim = sorted(a.name for a in engine.sim.agents.get_all_agents())[0]
+    mind = scripted(fail_for=frozenset({victim}))
+    async with make_engine(mind) as engine:
+        ctx = await engine.tick_once()
+        assert ctx.completed
+        assert ctx.turn_results[victim].ended == "error"
+        assert "scripted failure" in ctx.turn_results[victim].error
+        others = [r for n, r in ctx.turn_results.items() if n != victim]
+        assert others and all(r.ended != "error" and r.actions for r in others)
+
+
+async def test_the_action_limit_ends_a_turn(scripted, make_engine, config) -> None:
+    limit = config.settings.scheduling.max_actions_per_turn
+    mind = scripted(lambda s: [("examine", {})] * 3, rounds=100)
+    async with make_engine(mind) as engine:
+        ctx = await engine.tick_once()
+    for result in ctx.turn_results.values():
+        assert len(result.actions) == limit and result.ended == "action_limit"
+
+
+async def test_a_stopped_tick_is_resumed_with_only_the_agents_that_had_not_acted(
+    scripted, make_engine, small_world: Path
+) -> None:
+    first = scripted()
+    async with make_engine(first) as engine:
+        engine.committer.batch_turns = 1  # commit each turn as it ends
+        original = engine.run_agent_turn
+        done: list[str] = []
+
+        async def stop_after_two(name, tick):
+            result = await original(name, tick)
+            done.append(name)
+            if len(done) == 2:
+                engine.request_stop()
+            return result
+
+        engine.run_agent_turn = stop_after_two
+        ctx = await engine.tick_once()
+        assert ctx.stopped and not ctx.completed and engine.tick == 0
+    assert sorted(_rows(small_world / "world.db", "SELECT agent FROM turns")) == sorted(
+        (n,) for n in done)
+
+    second = scripted()
+    async with make_engine(second) as engine:
+        everyone = {a.name for a in engine.sim.agents.get_all_agents()}
+        ctx = await engine.tick_once()
+        assert ctx.resumed and ctx.completed and engine.tick == 1
+        assert {s.agent for s in second.starts} == everyone - set(done)
+    turns = _rows(small_world / "world.db", "SELECT agent FROM turns WHERE tick = 0")
+    assert sorted(t[0] for t in turns) == sorted(everyone)
+
+
+async def test_mind_state_is_given_back_after_a_restart(scripted, make_engine) -> None:
+    async with make_engine(scripted()) as engine:
+        for _ in range(2):
+            await engine.tick_once()
+    mind = scripted()
+    async with make_engine(mind):
+        assert mind.turns and set(mind.turns.values()) == {2}
+
+
+async def test_the_event_log_is_reconciled_after_losing_its_tail(
+    scripted, make_engine, small_world: Path
+) -> None:
+    async with make_engine(scripted()) as engine:
+        await engine.tick_once()
+        await engine.tick_once()
+    log = small_world / "events.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    assert len(lines) > 3
+    log.write_text("".join(lines[:2]) + lines[2][:7])  # a crash mid-append
+    async with make_engine(scripted()):
+        pass
+    assert log.read_text() == "".join(lines)
+
+
+async def test_concurrent_clusters_with_a_slow_mind_still_commit_whole_turns(
+    scripted, make_engine, small_world: Path
+) -> None:
+    mind = scripted(lambda s: [("walk", {"direction": "south"}), ("examine", {})],
+                        rounds=2, delay=0.01)
+    async with make_engine(mind) as engine:
+        ctx = await engine.tick_once()
+        live = {a.name: a.position for a in engine.sim.agents.get_all_agents()}
+    async with Storage(small_world, create=False, read_only=True) as storage:
+        stored = {a.name: a.position for a in await storage.agents.get_all_agents()}
+    assert stored == live
+    assert all(len(r.actions) == 4 for r in ctx.turn_results.values())

@@ -1,0 +1,578 @@
+"""PerceptionBuilder: what an agent sees, the grid drawn from it, and the words about it."""
+
+from __future__ import annotations
+
+import dataclasses
+import unicodedata
+
+import numpy as np
+import pytest
+
+from adapters.perception import Feature, PerceptionBuilder, display_width, narrate
+from config import load_config
+from core.agent import Agent, Inventory
+from core.landmarks import Landmark
+from core.objects import Item, PlacedItem, Sign
+from core.places import NamedPlace
+from core.structures import Structure
+from core.terrain import TERRAIN_CODE, Terrain, Weather
+from core.types import AgentName, Direction, Position
+from core.world import WorldState
+from services.agent_service import AgentRuleError, AgentService
+from services.simulation import Simulation, build_simulation
+from services.world_service import Clock, TerrainRules, WorldService
+
+CONFIG = load_config(None)
+RULES = TerrainRules.from_traits(CONFIG.terrain.terrains)
+GRASS = TERRAIN_CODE[Terrain.GRASS]
+ASH, BIRCH, CEDAR, DUSK = (AgentName(n) for n in ("Ash", "Birch", "Cedar", "Dusk"))
+NIGHT_TICK = 14
+"""The default clock starts at 08:00 with 24 ticks a day: tick 14 is 22:00."""
+E, S, N, W = Direction.EAST, Direction.SOUTH, Direction.NORTH, Direction.WEST
+
+
+def make(
+    size: tuple[int, int] = (20, 20),
+    people: dict[AgentName, Position] | None = None,
+    *,
+    codes: np.ndarray | None = None,
+    landmarks: tuple[Landmark, ...] = (),
+    horizon: int = 40,
+) -> tuple[Simulation, PerceptionBuilder]:
+    width, height = size
+    world = WorldService(
+        WorldState(width, height, 1),
+        np.full((height, width), GRASS, np.uint8) if codes is None else codes,
+        RULES, clock=Clock(), landmarks=landmarks,
+    )
+    people = people if people is not None else {ASH: Position(width // 2, height // 2)}
+    agents = AgentService(world, [
+        Agent(name=name, model_id="m", personality="p", position=pos)
+        for name, pos in people.items()
+    ])
+    sim = build_simulation(world, CONFIG, agents, seed=1)
+    return sim, PerceptionBuilder(
+        sim.world, sim.agents, sim.conversations, sim.gathering, horizon=horizon
+    )
+
+
+# ---------------------------------------------------------------------- reading a grid
+
+
+def graphemes(text: str) -> list[str]:
+    """Characters, with an emoji presentation selector kept on the character before it."""
+    out: list[str] = []
+    for ch in text:
+        if ch == "\ufe0f" and out:
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
+
+
+def width_of(text: str) -> int:
+    """Display columns, worked out here independently of the module under test."""
+    return sum(
+        2 if "\ufe0f" in g or unicodedata.east_asian_width(g[0]) in "WF" else 1
+        for g in graphemes(text)
+    )
+
+
+def slots(row: str) -> list[str]:
+    """A grid row split into its slots: two columns, one column, two columns, ...
+
+    Fails if a symbol straddles a slot boundary, i.e. if the row is misaligned.
+    """
+    out, current, width, want = [], "", 0, 2
+    for g in graphemes(row):
+        current += g
+        width += width_of(g)
+        assert width <= want, f"{row!r} is misaligned at {current!r}"
+        if width == want:
+            out.append(current)
+            current, width, want = "", 0, 3 - want
+    assert current == "", f"{row!r} ends mid-slot"
+    return out
+
+
+def layout(grid: str) -> list[list[str]]:
+    """Every slot of the grid by (double-resolution row, column)."""
+    return [slots(row) for row in grid.split("\n")]
+
+
+def cell_at(grid: str, i: int, j: int) -> str:
+    """The symbol in the window's cell (i, j), padding removed."""
+    return layout(grid)[2 * j][2 * i].strip()
+
+
+# ---------------------------------------------------------------------- the grid
+
+
+def test_a_cell_slot_is_two_columns_and_symbols_are_measured_as_terminals_draw_them():
+    assert [display_width(s) for s in ("💧", "🌲", "〰️", "⛰️", "👤", "📜")] == [2] * 6
+    assert [display_width(s) for s in ("·", "░", "@", "│", "─")] == [1] * 5
+
+
+def test_cells_sit_at_even_offsets_and_edges_at_odd_ones():
+    codes = np.full((3, 3), GRASS, np.uint8)
+    codes[0, 2] = TERRAIN_CODE[Terrain.FOREST]
+    codes[2, 0] = TERRAIN_CODE[Terrain.WATER]
+    sim, builder = make((3, 3), {ASH: Position(1, 1)}, codes=codes)
+    grid = builder.build(ASH, 0).grid_view
+    assert grid == "\n".join([
+        "·  ·  🌲",
+        " " * 8,
+        "·  @  · ",
+        " " * 8,
+        "💧 ·  · ",
+    ])
+    rows = layout(grid)
+    assert len(rows) == 5 and all(len(r) == 5 for r in rows)  # 3 cells + 2 edges each way
+    assert rows[0][4] == "🌲" and rows[4][0] == "💧" and rows[2][2] == "@ "
+    assert all(s.strip() == "" for r in rows for k, s in enumerate(r) if k % 2 == 1)
+    assert all(s.strip() == "" for r in rows[1::2] for s in r)
+
+
+def test_every_row_has_the_same_display_width_whatever_the_terrain():
+    codes = np.array([[TERRAIN_CODE[t] for t in Terrain]] * 7, np.uint8)
+    sim, builder = make((7, 7), {ASH: Position(3, 3), BIRCH: Position(4, 4)}, codes=codes)
+    sim.world.add_object(Sign("s", Position(0, 0), ASH, 0, "hello"))
+    sim.world.place_wall(Position(2, 2), E)
+    sim.world.place_wall(Position(2, 2), S)
+    grid = builder.build(ASH, 0).grid_view
+    widths = {width_of(row) for row in grid.split("\n")}
+    assert widths == {7 * 2 + 6}
+    for row in grid.split("\n"):
+        slots(row)  # and every slot boundary falls where it should
+
+
+def test_walls_are_lines_and_a_door_is_a_gap():
+    sim, builder = make((5, 5), {ASH: Position(2, 2)})
+    here = Position(2, 2)
+    for side in (N, S, E, W):
+        sim.world.place_wall(here, side)
+    sim.world.place_door(here, E)
+    assert builder.build(ASH, 0).grid_view == "\n".join([
+        "·  ·  ·  ·  · ",
+        " " * 14,
+        "·  ·  ·  ·  · ",
+        "     ┌───     ",
+        "·  · │@  ·  · ",
+        "     └───     ",
+        "·  ·  ·  ·  · ",
+        " " * 14,
+        "·  ·  ·  ·  · ",
+    ])
+
+
+def test_a_wall_without_a_door_closes_the_side():
+    sim, builder = make((2, 1), {ASH: Position(0, 0)})
+    sim.world.place_wall(Position(0, 0), E)
+    assert builder.build(ASH, 0).grid_view == "@ │· "
+    sim.world.place_door(Position(0, 0), E)
+    assert builder.build(ASH, 0).grid_view == "@  · "
+
+
+# (up, down, left, right) wall segments around the middle corner of a 2x2 world
+JUNCTIONS = {
+    (0, 0, 0, 0): " ", (1, 0, 0, 0): "│", (0, 1, 0, 0): "│", (1, 1, 0, 0): "│",
+    (0, 0, 1, 0): "─", (0, 0, 0, 1): "─", (0, 0, 1, 1): "─",
+    (0, 1, 0, 1): "┌", (0, 1, 1, 0): "┐", (1, 0, 0, 1): "└", (1, 0, 1, 0): "┘",
+    (1, 1, 0, 1): "├", (1, 1, 1, 0): "┤", (0, 1, 1, 1): "┬", (1, 0, 1, 1): "┴",
+    (1, 1, 1, 1): "┼",
+}
+
+
+@pytest.mark.parametrize(("segments", "expected"), sorted(JUNCTIONS.items()))
+def test_walls_meet_in_the_right_box_drawing_character(segments, expected):
+    sim, builder = make((2, 2), {ASH: Position(0, 0)})
+    up, down, left, right = segments
+    edges = [
+        (up, Position(0, 0), E), (down, Position(0, 1), E),
+        (left, Position(0, 0), S), (right, Position(1, 0), S),
+    ]
+    for present, pos, side in edges:
+        if present:
+            sim.world.place_wall(pos, side)
+    rows = layout(builder.build(ASH, 0).grid_view)
+    assert rows[1][1] == expected
+    assert rows[0][1] == ("│" if up else " ") and rows[2][1] == ("│" if down else " ")
+    assert rows[1][0] == ("──" if left else "  ") and rows[1][2] == ("──" if right else "  ")
+
+
+def test_a_door_does_not_join_a_corner():
+    sim, builder = make((2, 2), {ASH: Position(0, 0)})
+    for pos, side in ((Position(0, 0), E), (Position(0, 1), E), (Position(0, 0), S),
+                      (Position(1, 0), S)):
+        sim.world.place_wall(pos, side)
+    sim.world.place_door(Position(1, 0), S)
+    rows = layout(builder.build(ASH, 0).grid_view)
+    assert rows[1] == ["──", "┤", "  "]
+
+
+def test_self_shows_over_agents_over_signs_over_placed_items_over_terrain():
+    sim, builder = make((5, 1), {ASH: Position(2, 0), BIRCH: Position(2, 0),
+                                 CEDAR: Position(1, 0)})
+    world = sim.world
+    for x in (0, 1, 2):
+        world.add_object(Sign(f"s{x}", Position(x, 0), ASH, 0, "a sign"))
+    for x in (0, 2):
+        world.add_object(PlacedItem(f"p{x}", Position(x, 0), ASH, 0, resource="wood",
+                                    quantity=2))
+    world.add_object(PlacedItem("p3", Position(3, 0), ASH, 0, item=Item("i", "carved_bowl")))
+    grid = builder.build(ASH, 0).grid_view
+    assert [cell_at(grid, i, 0) for i in range(5)] == ["📜", "👤", "@", "✨", "·"]
+
+
+@pytest.mark.parametrize("where", [
+    Position(0, 0), Position(9, 0), Position(0, 9), Position(9, 9),  # corners
+    Position(5, 0), Position(0, 5), Position(9, 5), Position(5, 9),  # edges
+    Position(1, 8), Position(5, 5),
+])
+def test_the_view_is_clipped_at_the_edges_of_the_map(where):
+    sim, builder = make((10, 10), {ASH: where})
+    p = builder.build(ASH, 0)
+    xs = range(max(0, where.x - 3), min(10, where.x + 4))
+    ys = range(max(0, where.y - 3), min(10, where.y + 4))
+    assert [c.position for c in p.cells] == [Position(x, y) for y in ys for x in xs]
+    rows = layout(p.grid_view)
+    assert len(rows) == 2 * len(ys) - 1
+    assert {len(r) for r in rows} == {2 * len(xs) - 1}
+    assert rows[2 * (where.y - ys[0])][2 * (where.x - xs[0])] == "@ "
+    assert p.grid_view.count("@") == 1
+
+
+# ---------------------------------------------------------------------- what is seen
+
+
+def test_cells_carry_terrain_passability_and_what_a_gather_would_give():
+    codes = np.full((9, 9), GRASS, np.uint8)
+    codes[4, 5] = TERRAIN_CODE[Terrain.FOREST]
+    codes[4, 3] = TERRAIN_CODE[Terrain.WATER]
+    codes[3, 4] = TERRAIN_CODE[Terrain.HILL]
+    sim, builder = make((9, 9), {ASH: Position(4, 4)}, codes=codes)
+    cells = {c.position: c for c in builder.build(ASH, 0).cells}
+    assert len(cells) == 49
+    assert (cells[Position(5, 4)].terrain, cells[Position(5, 4)].gatherable) == (
+        Terrain.FOREST, "wood")
+    assert cells[Position(5, 4)].passable
+    assert (cells[Position(3, 4)].gatherable, cells[Position(3, 4)].passable) == (None, False)
+    assert cells[Position(4, 3)].gatherable is None  # hills give nothing
+    assert cells[Position(4, 4)].gatherable == "grass"
+
+
+def test_a_spent_cell_offers_nothing_until_it_grows_back():
+    codes = np.full((9, 9), GRASS, np.uint8)
+    codes[4, 5] = TERRAIN_CODE[Terrain.FOREST]
+    sim, builder = make((9, 9), {ASH: Position(4, 4)}, codes=codes)
+    wood = Position(5, 4)
+
+    def seen(tick: int):
+        return next(c for c in builder.build(ASH, tick).cells if c.position == wood)
+
+    assert seen(0).gatherable == "wood"
+    for _ in range(sim.gathering.capacity):
+        sim.gathering.take(wood, 0)
+    assert seen(0).gatherable is None
+    assert seen(sim.gathering.regrow_ticks).gatherable == "wood"
+    sim.world.set_terrain(wood, Terrain.WATER)
+    after = seen(sim.gathering.regrow_ticks)
+    assert (after.terrain, after.gatherable, after.passable) == (Terrain.WATER, None, False)
+
+
+def test_agents_in_view_nearest_first_then_by_name_with_direction_and_distance():
+    sim, builder = make((20, 20), {
+        ASH: Position(10, 10), BIRCH: Position(10, 8), CEDAR: Position(12, 10),
+        DUSK: Position(14, 10), AgentName("Elm"): Position(10, 10),
+    })
+    sim.agents.set_sleeping(BIRCH, True)
+    p = builder.build(ASH, 0)
+    assert [(a.name, a.direction, a.distance) for a in p.agents] == [
+        ("Elm", Direction.DOWN, 0), ("Birch", N, 2), ("Cedar", E, 2),
+    ]
+    assert [a.is_sleeping for a in p.agents] == [False, True, False]
+    assert p.visible_agents_text == (
+        "Elm is here with you. Birch is to the north, 2 cells away (asleep). "
+        "Cedar is to the east, 2 cells away."
+    )
+
+
+def test_seeing_someone_records_the_meeting_both_ways():
+    sim, builder = make((20, 20), {ASH: Position(5, 5), BIRCH: Position(6, 7),
+                                   DUSK: Position(15, 15)})
+    builder.build(ASH, 0, text=False)
+    ash, birch, dusk = (sim.agents.require(n) for n in (ASH, BIRCH, DUSK))
+    assert BIRCH in ash.known_agents and ASH in birch.known_agents
+    assert DUSK not in ash.known_agents and not dusk.known_agents
+    assert [s.name for s in sim.agents.sense_others(BIRCH)] == [ASH]
+
+
+def test_nobody_in_sight():
+    sim, builder = make((20, 20), {ASH: Position(2, 2), BIRCH: Position(6, 2)})
+    p = builder.build(ASH, 0)
+    assert p.agents == () and p.visible_agents_text == "Nobody is in sight."
+
+
+def test_night_shortens_the_view():
+    sim, builder = make((20, 20), {ASH: Position(10, 10), BIRCH: Position(13, 10),
+                                   CEDAR: Position(12, 10)})
+    day = builder.build(ASH, 0)
+    assert (day.vision_radius, len(day.cells), day.period) == (3, 49, "morning")
+    assert [a.name for a in day.agents] == [CEDAR, BIRCH]
+    sim.world.set_tick(NIGHT_TICK)
+    night = builder.build(ASH, NIGHT_TICK)
+    assert (night.vision_radius, len(night.cells), night.is_night) == (2, 25, True)
+    assert [a.name for a in night.agents] == [CEDAR]
+    assert night.time_text == "day 1, 22:00 (night)"
+    assert len(night.grid_view.split("\n")) == 9
+
+
+def test_objects_in_view_with_labels_nearest_first():
+    sim, builder = make((20, 20), {ASH: Position(10, 10)})
+    world = sim.world
+    world.add_object(PlacedItem("p", Position(10, 8), ASH, 0, resource="wood", quantity=3))
+    world.add_object(Sign("s", Position(11, 10), ASH, 0, "Hello"))
+    world.add_object(PlacedItem("b", Position(8, 11), ASH, 0, item=Item("i", "carved_bowl")))
+    world.add_object(Sign("far", Position(14, 10), ASH, 0, "out of sight"))
+    p = builder.build(ASH, 0)
+    assert [(o.kind, o.label, o.direction, o.distance) for o in p.objects] == [
+        ("sign", "", E, 1), ("placed_item", "3 wood", N, 2),
+        ("placed_item", "carved_bowl", W, 3),
+    ]
+    assert "a pile of 3 wood 2 cells to the north" in p.narrative
+    assert "a sign just to the east" in p.narrative
+
+
+def test_landmarks_in_view_and_on_the_horizon_nearest_first():
+    marks = (
+        Landmark("spring", "the Spring", "Cold water.", Position(12, 10)),
+        Landmark("old_tree", "the Old Tree", "Old.", Position(10, 40)),
+        Landmark("standing_stone", "the Standing Stone", "Tall.", Position(51, 10)),
+        Landmark("cave_mouth", "the Cave Mouth", "Dark.", Position(70, 70)),
+    )
+    sim, builder = make((80, 80), {ASH: Position(10, 10)}, landmarks=marks)
+    p = builder.build(ASH, 0)
+    assert [(m.name, m.direction, m.distance) for m in p.landmarks] == [
+        ("the Spring", E, 2), ("the Old Tree", S, 30),
+    ]  # the Standing Stone is 41 cells east: past the horizon of 40
+    assert "You can see the Spring 2 cells to the east" in p.narrative
+    assert "farther off, the Old Tree, 30 cells to the south" in p.narrative
+    alone = make((80, 80), {ASH: Position(10, 20)}, landmarks=marks)[1].build(ASH, 0)
+    assert alone.narrative.endswith(
+        "Farther off you can make out the Spring, 12 cells to the north and the Old Tree, "
+        "20 cells to the south."
+    )
+    near = make((80, 80), {ASH: Position(10, 10)}, landmarks=marks, horizon=0)[1]
+    assert [m.name for m in near.build(ASH, 0).landmarks] == ["the Spring"]
+
+
+@pytest.mark.parametrize("horizon", [0, 5, 17, 40])
+def test_landmarks_found_are_exactly_those_within_reach(horizon):
+    rng = np.random.default_rng(horizon)
+    marks = tuple(
+        Landmark("spring", f"the Spring ({i})", "Cold.", Position(int(x), int(y)))
+        for i, (x, y) in enumerate(rng.integers(0, 120, size=(60, 2)))
+    )
+    sim, builder = make((120, 120), {ASH: Position(0, 0)}, landmarks=marks, horizon=horizon)
+    for x, y in rng.integers(0, 120, size=(40, 2)):
+        here = Position(int(x), int(y))
+        sim.agents.update_position(ASH, here)
+        reach = max(3, horizon)
+        expected = sorted(
+            (here.manhattan(m.position), m.name) for m in marks
+            if here.chebyshev(m.position) <= reach
+        )
+        got = builder.build(ASH, 0, text=False).landmarks
+        assert [(m.distance, m.name) for m in got] == expected
+
+
+def test_the_horizon_is_no_shorter_at_night():
+    marks = (Landmark("old_tree", "the Old Tree", "Old.", Position(10, 40)),)
+    sim, builder = make((50, 50), {ASH: Position(10, 10)}, landmarks=marks)
+    sim.world.set_tick(NIGHT_TICK)
+    assert [m.distance for m in builder.build(ASH, NIGHT_TICK).landmarks] == [30]
+
+
+def test_a_bad_horizon_is_refused():
+    sim, _ = make()
+    with pytest.raises(ValueError, match="horizon"):
+        PerceptionBuilder(sim.world, sim.agents, sim.conversations, sim.gathering, horizon=-1)
+
+
+def test_an_unknown_agent_is_refused():
+    sim, builder = make()
+    with pytest.raises(AgentRuleError, match="Nobody"):
+        builder.build("Nobody", 0)
+
+
+# ---------------------------------------------------------------------- the agent itself
+
+
+def test_inventory_stacks_and_items_by_type():
+    sim, builder = make()
+    assert builder.build(ASH, 0).inventory_text == "You carry nothing."
+    sim.agents.set_inventory(ASH, Inventory(
+        {"wood": 3, "stone": 2},
+        (Item("a", "carved_bowl"), Item("b", "carved_bowl"), Item("c", "stone_axe")),
+    ))
+    p = builder.build(ASH, 0)
+    assert p.inventory == (("carved_bowl", 2), ("stone", 2), ("stone_axe", 1), ("wood", 3))
+    assert p.inventory_text == (
+        "You carry: carved_bowl (2), stone (2), stone_axe (1), wood (3)."
+    )
+    sim.agents.remove_resource(ASH, "wood", 2)
+    assert ("wood", 1) in builder.build(ASH, 0).inventory
+
+
+def test_journey_text():
+    sim, builder = make((20, 20), {ASH: Position(2, 2)})
+    p = builder.build(ASH, 0)
+    assert (p.journey_text, p.on_journey) == (None, False)
+    sim.agents.start_journey(ASH, Position(6, 2))
+    p = builder.build(ASH, 0)
+    assert (p.journey_text, p.on_journey) == ("Travelling to (6, 2), 4 steps to go.", True)
+    for _ in range(3):
+        sim.agents.advance_journey(ASH)
+    assert builder.build(ASH, 0).journey_text == "Travelling to (6, 2), 1 step to go."
+
+
+def test_standing_on_shelter_place_time_and_weather():
+    codes = np.full((9, 9), GRASS, np.uint8)
+    codes[4, 4] = TERRAIN_CODE[Terrain.SAND]
+    sim, builder = make((9, 9), {ASH: Position(4, 4)}, codes=codes)
+    sim.world.set_weather(Weather.RAINY)
+    sim.world.add_structure(Structure("hut", frozenset({Position(4, 4)}), ASH, 0, "the Hut"))
+    sim.world.name_place(NamedPlace("Ash Corner", Position(4, 4), ASH, 0))
+    sim.world.name_place(NamedPlace("Far Field", Position(4, 6), ASH, 0))
+    p = builder.build(ASH, 0)
+    assert (p.standing_on, p.inside_structure, p.weather) == (Terrain.SAND, True, Weather.RAINY)
+    assert (p.time_text, p.period) == ("day 1, 08:00 (morning)", "morning")
+    assert p.narrative.startswith(
+        "You stand on sand, at Ash Corner, inside a shelter called the Hut; "
+        "clay can be gathered here."
+    )
+    assert "the place called Far Field 2 cells to the south" in p.narrative
+    assert not make((9, 9), {ASH: Position(1, 1)})[1].build(ASH, 0).inside_structure
+
+
+# ---------------------------------------------------------------------- conversation
+
+
+def test_an_invitation_then_the_turns_not_yet_seen():
+    sim, builder = make((20, 20), {ASH: Position(5, 5), BIRCH: Position(6, 5)})
+    talk = sim.conversations
+    talk.create_invite(ASH, BIRCH, "public", 0)
+    p = builder.build(BIRCH, 0)
+    assert p.pending_invitation_from == ASH
+    assert p.invitation_text == (
+        "Ash invites you to a public conversation; accept or decline (it lapses in 2 ticks)."
+    )
+    assert "lapses after this tick" in builder.build(BIRCH, 1).invitation_text
+    assert builder.build(ASH, 0).invitation_text is None
+
+    talk.accept_invite(BIRCH, 1)
+    talk.add_turn(ASH, "Hello there.\nLovely day.", 1)
+    p = builder.build(BIRCH, 1)
+    assert (p.invitation_text, p.pending_invitation_from) == (None, None)
+    assert p.in_conversation_with == (ASH,)
+    assert p.conversation_text == (
+        "You are in a public conversation with Ash.\n"
+        "Since your last turn:\n"
+        "  Ash: Hello there.\n"
+        "    Lovely day."
+    )
+    assert [a.in_conversation for a in builder.build(ASH, 1).agents] == [True]
+
+    talk.add_turn(BIRCH, "Hi!", 2)
+    assert builder.build(BIRCH, 2).conversation_text == (
+        "You are in a public conversation with Ash. "
+        "Nothing new has been said since your last turn."
+    )
+    assert builder.build(ASH, 2).conversation_text.endswith("  Birch: Hi!")
+
+
+def test_a_lapsed_invitation_is_not_offered():
+    sim, builder = make((20, 20), {ASH: Position(5, 5), BIRCH: Position(6, 5)})
+    sim.conversations.create_invite(ASH, BIRCH, "private", 0)
+    p = builder.build(BIRCH, 2)
+    assert (p.invitation_text, p.pending_invitation_from) == (None, None)
+
+
+def test_an_invitation_into_a_running_conversation_names_who_is_in_it():
+    sim, builder = make((20, 20), {ASH: Position(5, 5), BIRCH: Position(6, 5),
+                                   CEDAR: Position(5, 6)})
+    talk = sim.conversations
+    talk.create_invite(ASH, BIRCH, "private", 0)
+    talk.accept_invite(BIRCH, 0)
+    talk.create_invite(ASH, CEDAR, None, 0)
+    assert builder.build(CEDAR, 0).invitation_text == (
+        "Ash invites you to join their private conversation with Birch; "
+        "accept or decline (it lapses in 2 ticks)."
+    )
+
+
+def test_not_talking_means_no_conversation_text():
+    sim, builder = make()
+    p = builder.build(ASH, 0)
+    assert (p.conversation_text, p.in_conversation_with) == (None, ())
+
+
+# ---------------------------------------------------------------------- text or not
+
+
+def test_without_text_the_structure_is_the_same_and_the_prose_is_empty():
+    codes = np.full((20, 20), GRASS, np.uint8)
+    codes[8:11, 2:5] = TERRAIN_CODE[Terrain.FOREST]
+    marks = (Landmark("spring", "the Spring", "Cold.", Position(1, 1)),)
+    sim, builder = make((20, 20), {ASH: Position(4, 9), BIRCH: Position(5, 9)},
+                        codes=codes, landmarks=marks)
+    sim.world.add_object(Sign("s", Position(3, 9), ASH, 0, "Hello"))
+    sim.world.place_wall(Position(4, 9), N)
+    sim.agents.add_resource(ASH, "wood", 2)
+    sim.conversations.create_invite(BIRCH, ASH, "public", 0)
+    fast = builder.build(ASH, 0, text=False)
+    full = builder.build(ASH, 0)
+    assert (fast.grid_view, fast.narrative, fast.visible_agents_text) == ("", "", "")
+    assert full.grid_view and full.narrative and full.visible_agents_text
+    assert fast == dataclasses.replace(full, grid_view="", narrative="", visible_agents_text="")
+    assert fast.inventory_text == "You carry: wood (2)."
+    assert fast.invitation_text is not None
+
+
+# ---------------------------------------------------------------------- narrative
+
+
+def test_the_narrative_is_two_to_four_sentences_from_the_features_alone():
+    bare = narrate([Feature("ground", "grass")])
+    assert bare == "You stand on grass. Grass stretches all around."
+    full = narrate([
+        Feature("ground", "grass"), Feature("gatherable", "grass"),
+        Feature("terrain", "forest", N, 2), Feature("terrain", "water", W, 3),
+        Feature("object", "a sign", E, 1), Feature("agent", "Birch", S, 2, "asleep"),
+        Feature("landmark", "the Spring", E, 3), Feature("horizon", "the Old Tree", N, 25),
+    ])
+    assert full == (
+        "You stand on grass; grass can be gathered here. "
+        "Around you: forest 2 cells to the north and water 3 cells to the west. "
+        "Nearby you see a sign just to the east and Birch (asleep) 2 cells to the south. "
+        "You can see the Spring 3 cells to the east; farther off, the Old Tree, "
+        "25 cells to the north."
+    )
+
+
+def test_long_lists_are_cut_short():
+    many = [Feature("object", f"a sign {i}", E, i + 1) for i in range(6)]
+    text = narrate([Feature("ground", "sand"), *many])
+    assert "a sign 3 4 cells to the east and 2 more." in text
+    assert "a sign 4" not in text
+
+
+def test_the_narrative_names_terrain_where_most_of_it_lies():
+    codes = np.full((9, 9), GRASS, np.uint8)
+    codes[0:3, :] = TERRAIN_CODE[Terrain.WATER]  # a lake along the north
+    codes[4, 5] = TERRAIN_CODE[Terrain.WATER]  # and one pool, nearer, to the east
+    codes[5, 6] = TERRAIN_CODE[Terrain.FOREST]
+    sim, builder = make((9, 9), {ASH: Position(4, 4)}, codes=codes)
+    text = builder.build(ASH, 0).narrative
+    assert "water 2 cells to the north" in text  # where most of it is, not the pool
+    assert "forest 3 cells to the east" in text
