@@ -5,7 +5,8 @@ Decision (issue 4): cells deplete and regrow. Each gatherable cell holds
 grows back every `regrow_ticks`. Nothing ever runs out for good, so there is no
 survival pressure, but a grove cut bare looks bare for a while, and the
 Gardener can see where the land is tired. Only spent cells are remembered, so an
-untouched world costs nothing.
+untouched world costs nothing; they are also indexed in squares, so what a window
+holds (`spent_in`, `bare_in`) costs a few look-ups, not one per cell.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from core.types import Position
 from services.changes import collecting_now
 
 SPENT_BUCKET = 16
-"""Side of the squares spent cells are indexed in for `spent_in`."""
+"""Side of the squares spent cells are indexed in for window queries (`spent_in`, `bare_in`)."""
 
 
 @dataclass(frozen=True)

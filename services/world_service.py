@@ -9,7 +9,10 @@ cell's own view (`cell(pos).walls`) is derived from those arrays, so the two
 sides can never disagree.
 
 Objects, signs, named places, landmarks and structures are dictionaries with a
-position index. Nothing here validates an agent's intent (the ActionEngine does
+position index. Objects, places and terrain changes are also indexed in
+WINDOW_BUCKET-cell squares for window queries (`objects_in`, `places_in`,
+`terrain_changed_since`), so what lies in an agent's view costs a few look-ups,
+not one per cell. Nothing here validates an agent's intent (the ActionEngine does
 that); the service keeps the world's own invariants (an edge inside the map,
 doors only in walls, one structure per cell) and notes every change in
 `changes` for the storage layer to write.
@@ -37,7 +40,7 @@ EdgeKey = tuple[int, int, str]
 """(x, y, "e" or "s"): the east or south edge of cell (x, y)."""
 
 WINDOW_BUCKET = 16
-"""Side of the squares objects and terrain changes are indexed in for window queries."""
+"""Side of the squares objects, places and terrain changes are indexed in for window queries."""
 
 
 class WorldRuleError(ValueError):
@@ -209,6 +212,9 @@ class WorldService:
         return self.rules.gather[self.codes[pos.y, pos.x]] if self.in_bounds(pos) else None
 
     def set_terrain(self, pos: Position, terrain: Terrain) -> None:
+        """The one way to change a cell's terrain once the world is loaded: it counts the
+        change in `terrain_version`, so whatever keeps what it read from `codes` or
+        `passable` (the PerceptionBuilder does) knows to read again."""
         self._require(pos)
         code = TERRAIN_CODE[terrain]
         self.codes[pos.y, pos.x] = code

@@ -8,15 +8,23 @@ import unicodedata
 import numpy as np
 import pytest
 
-from adapters.perception import Feature, PerceptionBuilder, display_width, narrate
+import adapters.perception as perception_module
+from adapters.perception import (
+    Feature,
+    PerceptionBuilder,
+    display_width,
+    fast_constructor,
+    narrate,
+)
 from config import load_config
 from core.agent import Agent, Inventory
 from core.landmarks import Landmark
 from core.objects import Item, PlacedItem, Sign
+from core.perception import SeenCell
 from core.places import NamedPlace
 from core.structures import Structure
 from core.terrain import TERRAIN_CODE, Terrain, Weather
-from core.types import AgentName, Direction, Position
+from core.types import CARDINALS, AgentName, Direction, Position
 from core.world import WorldState
 from services.agent_service import AgentRuleError, AgentService
 from services.simulation import Simulation, build_simulation
@@ -576,3 +584,165 @@ def test_the_narrative_names_terrain_where_most_of_it_lies():
     text = builder.build(ASH, 0).narrative
     assert "water 2 cells to the north" in text  # where most of it is, not the pool
     assert "forest 3 cells to the east" in text
+
+
+# ---------------------------------------------------------------------- nothing kept goes stale
+
+
+def cell_seen(builder: PerceptionBuilder, where: Position, tick: int = 0, *, text: bool = False):
+    return next(c for c in builder.build(ASH, tick, text=text).cells if c.position == where)
+
+
+def test_a_terrain_change_in_view_is_seen_at_once_by_an_agent_that_stays_put():
+    sim, builder = make((20, 20), {ASH: Position(10, 10)})
+    before = builder.build(ASH, 0)
+    assert before.standing_on is Terrain.GRASS
+    assert builder.build(ASH, 0).cells is before.cells  # kept, while nothing changed
+    sim.world.set_terrain(Position(11, 10), Terrain.WATER)
+    sim.world.set_terrain(Position(10, 10), Terrain.SAND)
+    after = builder.build(ASH, 0)
+    changed = {c.position: c for c in after.cells}
+    assert (changed[Position(11, 10)].terrain, changed[Position(11, 10)].passable) == (
+        Terrain.WATER, False)
+    assert after.standing_on is Terrain.SAND
+    assert cell_at(after.grid_view, 4, 3) == "💧"
+    assert [c for c in after.cells if c.position not in (Position(11, 10), Position(10, 10))
+            ] == [c for c in before.cells if c.position not in (Position(11, 10),
+                                                                 Position(10, 10))]
+
+
+def test_a_terrain_change_far_away_is_seen_when_the_agent_gets_there():
+    sim, builder = make((60, 20), {ASH: Position(5, 5)})
+    for x in range(5, 50):  # walk east, seeing (and keeping) every cell on the way
+        sim.agents.update_position(ASH, Position(x, 5))
+        builder.build(ASH, 0, text=False)
+    sim.world.set_terrain(Position(8, 5), Terrain.FOREST)
+    sim.agents.update_position(ASH, Position(8, 6))
+    assert cell_seen(builder, Position(8, 5)).gatherable == "wood"
+
+
+def test_gathering_a_cell_bare_and_its_regrowth_are_seen_by_an_agent_that_stays_put():
+    codes = np.full((9, 9), GRASS, np.uint8)
+    codes[4, 5] = TERRAIN_CODE[Terrain.FOREST]
+    sim, builder = make((9, 9), {ASH: Position(4, 4)}, codes=codes)
+    wood, gathering = Position(5, 4), sim.gathering
+    regrow = gathering.regrow_ticks
+    assert cell_seen(builder, wood).gatherable == "wood"
+    for _ in range(gathering.capacity - 1):
+        gathering.take(wood, 0)
+    assert cell_seen(builder, wood).gatherable == "wood"  # part-gathered: still there
+    gathering.take(wood, 0)
+    assert cell_seen(builder, wood).gatherable is None
+    assert cell_seen(builder, wood, regrow - 1).gatherable is None
+    assert cell_seen(builder, wood, regrow).gatherable == "wood"  # one unit grew back
+    gathering.take(wood, regrow)
+    assert cell_seen(builder, wood, regrow).gatherable is None
+    gathering.regrow(wood)  # the Gardener
+    assert cell_seen(builder, wood, regrow).gatherable == "wood"
+    assert cell_seen(builder, wood, 0).gatherable == "wood"
+
+
+def test_objects_placed_changed_and_taken_in_view_are_seen_at_once():
+    sim, builder = make((20, 20), {ASH: Position(10, 10)})
+    world = sim.world
+    assert builder.build(ASH, 0).objects == ()
+    pile = PlacedItem("p", Position(11, 11), ASH, 0, resource="wood", quantity=3)
+    world.add_object(pile)
+    assert [o.label for o in builder.build(ASH, 0).objects] == ["3 wood"]
+    world.replace_object(dataclasses.replace(pile, quantity=5))
+    assert [o.label for o in builder.build(ASH, 0).objects] == ["5 wood"]
+    world.add_object(Sign("s", Position(11, 11), ASH, 0, "mine"))
+    assert [o.kind for o in builder.build(ASH, 0).objects] == ["placed_item", "sign"]
+    assert cell_at(builder.build(ASH, 0).grid_view, 4, 4) == "📜"
+    world.remove_object("p")
+    world.remove_object("s")
+    assert builder.build(ASH, 0).objects == ()
+
+
+def test_walls_and_named_places_in_view_are_seen_at_once():
+    sim, builder = make((20, 20), {ASH: Position(10, 10)})
+    first = builder.build(ASH, 0)
+    assert "│" not in first.grid_view and "place called" not in first.narrative
+    sim.world.place_wall(Position(10, 10), E)
+    sim.world.name_place(NamedPlace("Flat Rock", Position(12, 10), ASH, 0))
+    second = builder.build(ASH, 0)
+    assert layout(second.grid_view)[6][7] == "│"
+    assert "the place called Flat Rock 2 cells to the east" in second.narrative
+
+
+def test_a_builder_that_has_kept_everything_agrees_with_a_new_one():
+    rng = np.random.default_rng(7)
+    codes = rng.choice(
+        [TERRAIN_CODE[t] for t in (Terrain.GRASS, Terrain.FOREST, Terrain.SAND,
+                                   Terrain.WATER)],
+        size=(40, 40), p=[0.5, 0.3, 0.1, 0.1],
+    ).astype(np.uint8)
+    free = [Position(x, y) for y in range(40) for x in range(40) if RULES.passable[codes[y, x]]]
+    people = {AgentName(f"A{i}"): free[int(rng.integers(len(free)))] for i in range(6)}
+    sim, builder = make((40, 40), people, codes=codes)
+    world, gathering = sim.world, sim.gathering
+    tick = 0
+    for step in range(300):
+        where = Position(int(rng.integers(40)), int(rng.integers(40)))
+        roll = rng.random()
+        if roll < 0.25:
+            for _ in range(int(rng.integers(1, 6))):
+                gathering.take(where, tick)
+        elif roll < 0.3:
+            gathering.regrow(where)
+        elif roll < 0.36:
+            world.set_terrain(where, Terrain(rng.choice([t.value for t in Terrain])))
+        elif roll < 0.42:
+            world.add_object(Sign(f"s{step}", where, None, 0, "here"))
+        elif roll < 0.46 and world.all_objects():
+            world.remove_object(world.all_objects()[0].id)
+        elif roll < 0.7:
+            name = list(people)[int(rng.integers(len(people)))]
+            there = sim.agents.require(name).position.step(CARDINALS[int(rng.integers(4))])
+            if world.is_passable(there):
+                sim.agents.update_position(name, there)
+        elif roll < 0.8:
+            tick += int(rng.integers(0, 20))
+        for name in people:
+            text = bool(rng.random() < 0.3)
+            fresh = PerceptionBuilder(world, sim.agents, sim.conversations, gathering)
+            assert builder.build(name, tick, text=text) == fresh.build(name, tick, text=text)
+
+
+def test_a_full_cell_store_starts_afresh_and_answers_the_same(monkeypatch):
+    monkeypatch.setattr(perception_module, "_CELL_CACHE_LIMIT", 60)
+    monkeypatch.setattr(perception_module, "_CELLS_PER_AGENT", 1)
+    sim, builder = make((50, 50), {ASH: Position(3, 3)})
+    sim.gathering.take(Position(20, 20), 0)
+    reference = PerceptionBuilder(sim.world, sim.agents, sim.conversations, sim.gathering)
+    for x, y in [(3, 3), (20, 20), (45, 45), (3, 3), (21, 20), (46, 3), (20, 20)]:
+        sim.agents.update_position(ASH, Position(x, y))
+        assert builder.build(ASH, 0, text=False) == reference.build(ASH, 0, text=False)
+        reference = PerceptionBuilder(sim.world, sim.agents, sim.conversations, sim.gathering)
+    assert builder._filled <= 60 + 4 * 16 * 16  # started afresh on the way
+
+
+# ---------------------------------------------------------------------- fast_constructor
+
+
+def test_fast_constructor_makes_the_value_the_class_would():
+    make_cell = fast_constructor(SeenCell)
+    made = make_cell(Position(1, 2), Terrain.FOREST, "wood", True)
+    assert made == SeenCell(Position(1, 2), Terrain.FOREST, "wood", True)
+    assert type(made) is SeenCell and hash(made) == hash(SeenCell(Position(1, 2),
+                                                                   Terrain.FOREST, "wood", True))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.gatherable = None  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        make_cell(Position(1, 2), Terrain.FOREST)
+
+
+def test_fast_constructor_leaves_a_class_that_validates_to_its_own_constructor():
+    assert fast_constructor(Sign) is Sign  # has a __post_init__: its checks must run
+    assert fast_constructor(Feature) is not Feature
+
+    @dataclasses.dataclass(frozen=True)
+    class Loose:  # no slots: nothing to fill directly
+        x: int
+
+    assert fast_constructor(Loose) is Loose
