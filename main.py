@@ -4,9 +4,11 @@
     hearth --init          create a new world (--seed N, --size WxH, --agents N, --force)
     hearth --status        summarise the world (--json for machines)
     hearth --map [PATH]    draw the world: in the terminal, or as a PNG image at PATH
+    hearth --run N         live N ticks (creating the world first if needed); --quiet, --json
 
 Exit codes: 0 success, 1 a runtime problem (no world, unreadable database),
-2 a usage or configuration mistake. A user's mistake never shows a traceback.
+2 a usage or configuration mistake, 130 a run stopped by Ctrl+C. A user's mistake
+never shows a traceback.
 """
 
 from __future__ import annotations
@@ -20,17 +22,23 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import re
 import shutil
+import signal
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from adapters.offline_mind import OfflineMind
 from config import ConfigError, HearthConfig, RuntimeEnv, load_config
+from engine import HearthEngine
 from generation import estimate_memory
 from logging_config import setup_logging
+from observe.console import RunSummary, tick_json, tick_lines
 from observe.progress import creation_progress
 from observe.worldmap import render_terminal_map, supports_color, write_png
 from services.status import WorldStatus, world_status
@@ -43,7 +51,7 @@ from storage.homes import AgentHomes
 log = logging.getLogger("hearth")
 
 PROJECT_DIR = Path(__file__).resolve().parent
-EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 MIN_SIDE = 10
 """The smallest world side: room for a lake, a wood and a few agents."""
 
@@ -102,10 +110,16 @@ def build_parser() -> argparse.ArgumentParser:
     command = parser.add_mutually_exclusive_group()
     command.add_argument("--status", action="store_true", help="summarise the world and exit")
     command.add_argument("--init", action="store_true", help="create a new world and exit")
+    command.add_argument("--run", type=_whole_number(minimum=1), metavar="N",
+                         help="run N ticks, printing each action; Ctrl+C stops cleanly")
     command.add_argument("--map", nargs="?", const="", default=None, metavar="PATH",
                          help="draw the whole world in the terminal, or write it to PATH "
                               "(a .png image, one pixel per cell)")
-    parser.add_argument("--json", action="store_true", help="with --status: machine-readable")
+    parser.add_argument("--json", action="store_true",
+                        help="with --status or --run: machine-readable "
+                             "(--run: one JSON object per tick)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="with --run: print only the summary")
     parser.add_argument("--seed", type=_whole_number(minimum=0), metavar="N",
                         help="with --init: the world seed (default: settings or random)")
     parser.add_argument("--size", type=_size, metavar="WxH",
@@ -152,8 +166,10 @@ def _size(raw: str) -> tuple[int, int]:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = build_parser()
     args = parser.parse_args(_glue_values(sys.argv[1:] if argv is None else argv))
-    if args.json and not args.status:
-        parser.error("--json goes with --status")
+    if args.json and not (args.status or args.run):
+        parser.error("--json goes with --status or --run")
+    if args.quiet and not args.run:
+        parser.error("--quiet goes with --run")
     init_only = [flag for flag, used in (("--seed", args.seed is not None),
                                           ("--size", args.size is not None),
                                           ("--agents", args.agents is not None),
@@ -184,6 +200,14 @@ def format_status(status: WorldStatus) -> str:
     lines.append(f"  agents ({len(status.agents)}):")
     for a in status.agents:
         lines.append(f"    {a.name:<12} ({a.x}, {a.y})  {a.state:<10} {a.model_id}")
+    times = status.tick_times
+    if times is not None:
+        lines.append(f"  tick time over the last {times.ticks} tick(s) (to tick "
+                     f"{times.last_tick}): mean {times.mean_ms:.1f} ms, max {times.max_ms:.1f} ms")
+        lines.append("    " + "   ".join(f"{name} {ms:.2f}" for name, ms in
+                                         times.phases_ms.items()) + "  (ms per phase)")
+    if status.unfinished_tick is not None:
+        lines.append(f"  tick {status.unfinished_tick} was interrupted; the next run finishes it")
     return "\n".join(lines)
 
 
@@ -365,6 +389,56 @@ async def open_world(env: RuntimeEnv, config: HearthConfig) -> int:
     return code
 
 
+async def run_world(
+    env: RuntimeEnv, config: HearthConfig, count: int, *, quiet: bool, as_json: bool
+) -> int:
+    """Live `count` ticks with the offline minds; Ctrl+C finishes the turn in flight and stops."""
+    notes = sys.stderr if as_json else sys.stdout
+    if not Storage.world_exists(env.data_dir):
+        print("No world yet: creating one.", file=notes)
+        with contextlib.redirect_stdout(notes):
+            await init_world(env, config)
+    synchronous = config.settings.storage.synchronous
+    async with Storage(env.data_dir, create=False, synchronous=synchronous) as storage:
+        state = await storage.world.get_world_state()
+        if state is None:
+            raise CliError(f"{storage.db_path} holds no world yet (run hearth --init)")
+        residents = await storage.agents.get_all_agents()
+        mind = OfflineMind(state.seed, {a.name: a.personality for a in residents})
+        engine = HearthEngine(storage, config, mind=mind, agents_dir=env.agents_dir)
+        await engine.initialize()
+        progress = await storage.engine.get_progress()
+        if progress is not None and progress.tick == engine.tick:
+            done = len(await storage.engine.turns_done(engine.tick))
+            print(f"Resuming tick {engine.tick}, interrupted after {done} turn(s).", file=notes)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, engine.request_stop)
+        summary = RunSummary()
+        try:
+            for _ in range(count):
+                started = time.perf_counter()
+                ctx = await engine.tick_once()
+                summary.add(ctx, (time.perf_counter() - started) * 1000)
+                if as_json:
+                    print(json.dumps(tick_json(ctx), ensure_ascii=False), flush=True)
+                elif not quiet:
+                    for line in tick_lines(ctx):
+                        print(line)
+                    sys.stdout.flush()
+                if engine.stop_requested:
+                    break
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+        for line in summary.lines():
+            print(line, file=notes)
+        if engine.stop_requested:
+            print(f"Stopped at tick {engine.tick}; everything done so far is saved.", file=notes)
+            return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
 async def run(args: argparse.Namespace) -> int:
     config = load_config(args.config_dir)
     env = RuntimeEnv.resolve(os.environ, PROJECT_DIR, args.data_dir, args.agents_dir)
@@ -376,6 +450,8 @@ async def run(args: argparse.Namespace) -> int:
                                 agents=args.agents, force=args.force)
     if args.map is not None:
         return await draw_map(env, args.map)
+    if args.run:
+        return await run_world(env, config, args.run, quiet=args.quiet, as_json=args.json)
     return await open_world(env, config)
 
 

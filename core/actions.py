@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from core.constants import MAX_PLACE_NAME_LENGTH, MAX_SIGN_LENGTH, MAX_SPEECH_LENGTH
+from core.constants import (
+    MAX_PLACE_NAME_LENGTH,
+    MAX_SIGN_LENGTH,
+    MAX_SPEECH_LENGTH,
+    MAX_WALK_STEPS,
+)
 from core.conversation import Privacy
 from core.events import DomainEvent
 from core.failures import FailureReason
@@ -51,11 +56,19 @@ def _positive(value: int, what: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class WalkAction(Action):
+    """Step one to MAX_WALK_STEPS cells in one direction, stopping early if blocked or
+    when someone comes into view."""
+
     name: ClassVar[str] = "walk"
     direction: Direction
+    steps: int = 1
 
     def __post_init__(self) -> None:
         _cardinal(self)
+        _positive(self.steps, "steps")
+        if self.steps > MAX_WALK_STEPS:
+            raise ValueError(f"walk takes at most {MAX_WALK_STEPS} steps at a time, "
+                             f"not {self.steps}; use journey to go further")
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,8 @@ SENSE_NEARBY_MAX = 10
 SENSE_FAR_MAX = 30
 """sense_others buckets: nearby <= 10 < far <= 30 < very far (Manhattan)."""
 
+MAX_WALK_STEPS = 5
+"""One walk call may take up to this many steps in one direction."""
 MAX_SIGN_LENGTH = 500
 MAX_SPEECH_LENGTH = 2000
 MAX_PLACE_NAME_LENGTH = 60

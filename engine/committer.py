@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -69,6 +69,8 @@ class TurnCommitter:
         self._oldest = 0.0
         self._committing = False
         self.commits = 0
+        self.on_commit: Callable[[Sequence[TurnRow]], None] | None = None
+        """Told which turns just became durable (the engine drops their file undo logs)."""
 
     @property
     def pending(self) -> int:
@@ -154,3 +156,5 @@ class TurnCommitter:
             await uow.commit()
         self.commits += 1
         self.mirror.append(first_seq, events)
+        if self.on_commit is not None and turns:
+            self.on_commit(turns)

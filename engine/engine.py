@@ -22,6 +22,7 @@ from pathlib import Path
 
 from adapters.agent_files import AgentFiles
 from adapters.file_tools import FILE_TOOL_SPECS, FILE_TOOLS, run_file_tool
+from adapters.file_undo import CHANGING_TOOLS, FileUndoLog
 from adapters.perception import PerceptionBuilder
 from config import HearthConfig
 from core.actions import ActionResult
@@ -110,11 +111,24 @@ class HearthEngine:
             batch_turns=settings.scheduling.commit_batch_turns,
             max_delay_ms=settings.scheduling.commit_max_delay_ms,
         )
+        self.file_undo = FileUndoLog(self.storage.data_dir / "undo")
+        await self._undo_lost_file_changes()
+        self.committer.on_commit = lambda turns: [
+            self.file_undo.committed(t.agent, t.tick) for t in turns]
         self.pipeline = TickPipeline([
             InvitationExpiryPhase(self), WakePhase(self), WeatherPhase(self),
             MovementPhase(self), SchedulePhase(self), CheckpointPhase(self),
             AgentTurnPhase(self), CommitPhase(self),
         ])
+
+    async def _undo_lost_file_changes(self) -> None:
+        """Put back files changed by turns that a crash kept from committing."""
+        for agent, tick, files in self.file_undo.pending():
+            if agent in await self.storage.engine.turns_done(tick) or self.homes is None:
+                self.file_undo.forget(agent)
+            else:
+                logger.info("undoing file changes of %s's lost turn at tick %s", agent, tick)
+                self.file_undo.play_back(agent, self.homes.path(agent), files)
 
     async def close(self) -> None:
         if self._opened_storage:
@@ -221,6 +235,8 @@ class HearthEngine:
             files = self._files.get(name)
             if files is None:
                 files = self._files[name] = AgentFiles(self.homes.path(name))
+            if call.name in CHANGING_TOOLS and isinstance(call.arguments, Mapping):
+                self.file_undo.before_change(name, tick, files, call.arguments.get("path"))
             return run_file_tool(files, call.name, call.arguments)
         return await self.sim.engine.execute_tool(name, call.name, call.arguments, tick)
 

@@ -335,18 +335,45 @@ class ActionEngine:
     # ------------------------------------------------------------------ movement
 
     def _walk(self, agent: Agent, action: WalkAction, tick: int) -> ActionResult:
-        reason = self.agents.step_blocker(agent.position, action.direction)
+        direction = action.direction
+        reason = self.agents.step_blocker(agent.position, direction)
         if reason:
             return ActionResult.fail(
-                f"you cannot walk {action.direction.value}: {reason}",
-                reason=self._step_reason(agent.position, action.direction),
+                f"you cannot walk {direction.value}: {reason}",
+                reason=self._step_reason(agent.position, direction),
             )
-        moved = self.agents.step_checked(agent, action.direction)
-        here = self.world.terrain_at(moved.position).value
+        events = []
+        radius = self.world.vision_radius()
+        seen = {a.name for a in self.agents.get_nearby_agents(agent.position, radius)}
+        start, here_agent, stopped = agent.position, agent, None
+        for taken in range(1, action.steps + 1):
+            moved = self.agents.step_checked(here_agent, direction)
+            events.append(AgentMovedEvent(tick, agent.name, here_agent.position, moved.position))
+            here_agent = moved
+            if taken == action.steps:
+                break
+            now = {a.name for a in self.agents.get_nearby_agents(moved.position, radius)}
+            newcomers = sorted(now - seen - {agent.name})
+            if newcomers:
+                stopped = f"{newcomers[0]} came into view"
+                break
+            blocker = self.agents.step_blocker(moved.position, direction)
+            if blocker:
+                stopped = blocker
+                break
+        here = self.world.terrain_at(here_agent.position).value
+        count = len(events)
+        if count == 1 and action.steps == 1:
+            text = f"you walk {direction.value} onto {here}"
+        else:
+            text = (f"you walk {count} step{'s' if count != 1 else ''} {direction.value} "
+                    f"onto {here}")
+            if stopped:
+                text += f", and stop: {stopped}"
         return ActionResult.ok(
-            f"you walk {action.direction.value} onto {here}",
-            [AgentMovedEvent(tick, agent.name, agent.position, moved.position)],
-            {"position": [moved.position.x, moved.position.y], "terrain": here},
+            text, events,
+            {"position": [here_agent.position.x, here_agent.position.y], "terrain": here,
+             "steps": count, "from": [start.x, start.y], "stopped": stopped},
         )
 
     def _step_reason(self, pos: Position, direction: Direction) -> FailureReason:

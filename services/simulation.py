@@ -58,8 +58,11 @@ def build_simulation(
     conversations: ConversationService | None = None,
     gathering: Gathering | None = None,
     seed: int | None = None,
+    ids: IdSource | None = None,
 ) -> Simulation:
-    ids = IdSource(seed)
+    """Wire the services; `ids` is shared by everything that mints ids (the engine
+    reseeds it per turn), so pass the one the conversations were given."""
+    ids = ids or IdSource(seed)
     gathering = gathering or Gathering(
         capacity=config.settings.gathering.cell_capacity,
         per_gather=config.settings.gathering.yield_per_gather,
@@ -119,8 +122,7 @@ async def load_simulation(
     )
     world.changes = ChangeSet()
     return build_simulation(
-        world, config, agents, conversations=conversations, gathering=gathering,
-        seed=state.seed + state.tick,
+        world, config, agents, conversations=conversations, gathering=gathering, ids=ids,
     )
 
 

@@ -23,16 +23,22 @@ from types import MappingProxyType, UnionType
 from typing import Any
 
 from core.actions import ACTION_TYPES, Action
-from core.constants import MAX_PLACE_NAME_LENGTH, MAX_SIGN_LENGTH, MAX_SPEECH_LENGTH
+from core.constants import (
+    MAX_PLACE_NAME_LENGTH,
+    MAX_SIGN_LENGTH,
+    MAX_SPEECH_LENGTH,
+    MAX_WALK_STEPS,
+)
 from core.conversation import INVITE_EXPIRY_TICKS, Privacy
 from core.types import AgentName, Direction, Position
 from services.mind import ToolSpec
 
 TOOL_DESCRIPTIONS: Mapping[str, str] = MappingProxyType({
     "walk": (
-        "Step one cell north, south, east or west. Fails, leaving you where you are, at the "
-        "world's edge, onto ground that cannot be crossed (such as water) or through a wall "
-        "without a door."
+        f"Step north, south, east or west, one cell or up to {MAX_WALK_STEPS} in a row, "
+        "stopping early before ground that cannot be crossed, a wall or the world's edge, "
+        "or when someone comes into view. Fails, leaving you where you are, if even the "
+        "first step is blocked."
     ),
     "approach": (
         "Take one step toward someone or something you can see: an agent's name, a "
@@ -159,6 +165,7 @@ ARGUMENT_NOTES: Mapping[str, str] = MappingProxyType({
     "place_name": "The name of a named place or landmark.",
     "item": "The name of a thing you carry, as your inventory shows it.",
     "quantity": "How many; at least 1.",
+    "steps": f"How many cells to walk, 1 to {MAX_WALK_STEPS}.",
     "recipient": "The name of the agent to give to.",
     "items": "The names of two or more things you carry.",
     "technique": "How to work it, in a word: split, break, carve, grind and so on.",

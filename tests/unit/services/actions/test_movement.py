@@ -300,3 +300,36 @@ def test_examine_works_while_journeying(sim):
     result = succeeds(sim, ASH, ExamineAction())
     assert result.message.startswith("here: grass")
     assert snapshot(sim) == before
+
+
+# ------------------------------------------------------------------ walk several steps
+
+
+def test_walk_several_steps_moves_that_far_with_one_event_per_step(sim):
+    result = succeeds(sim, ASH, WalkAction(Direction.WEST, steps=3), tick=4)
+    assert agent(sim, ASH).position == Position(5, 8)
+    assert [e.to_position for e in result.events] == [Position(7, 8), Position(6, 8),
+                                                     Position(5, 8)]
+    assert result.data["steps"] == 3 and result.data["stopped"] is None
+    assert "3 steps west" in result.message
+
+
+def test_walk_stops_before_water_and_says_why(sim):
+    put(sim, ASH, Position(10, 11))
+    result = succeeds(sim, ASH, WalkAction(Direction.SOUTH, steps=5))
+    assert agent(sim, ASH).position == Position(10, 13)
+    assert result.data["steps"] == 2 and result.data["stopped"]
+    assert "stop" in result.message
+
+
+def test_walk_stops_when_someone_comes_into_view(sim):
+    put(sim, ASH, Position(18, 12))
+    result = succeeds(sim, ASH, WalkAction(Direction.SOUTH, steps=5))
+    assert agent(sim, ASH).position == Position(18, 15)
+    assert "Dusk came into view" in result.data["stopped"]
+
+
+@pytest.mark.parametrize("steps", [0, -1, 6, 100])
+async def test_walk_steps_out_of_range_are_refused(sim, steps):
+    result = await fails_tool(sim, ASH, "walk", {"direction": "north", "steps": steps})
+    assert result.reason == "bad_input"

@@ -1,0 +1,105 @@
+"""Undo logs for the agent's own files, so a turn lost in a crash leaves no trace there either.
+
+The database rolls back a turn that was not committed; files in the agent's home
+would not, and a turn taken again after a crash would append its journal entry a
+second time. So before a turn first changes a file, the file's content is saved
+to `data/undo/NAME.json` (written whole and fsynced). When the turn's commit lands
+the log is deleted. At start-up a log whose turn is not in the database is played
+back (each file set to what it held before the turn, or removed if it did not
+exist) and deleted; a log whose turn did commit is simply deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from adapters.agent_files import AgentFiles
+
+CHANGING_TOOLS = frozenset({"write_file", "append_file", "edit_file"})
+
+
+class FileUndoLog:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._open: dict[str, dict[str, Any]] = {}
+        """agent -> {"tick": t, "files": {path: content or None}} of the turn in progress."""
+
+    def _path(self, agent: str) -> Path:
+        return self.directory / f"{agent}.json"
+
+    def before_change(self, agent: str, tick: int, files: AgentFiles, path: object) -> None:
+        """Save `path`'s content before the turn's first change to it."""
+        if not isinstance(path, str):
+            return
+        log = self._open.get(agent)
+        if log is None or log["tick"] != tick:
+            log = self._open[agent] = {"tick": tick, "files": {}}
+        if path in log["files"]:
+            return
+        found = files.read(path)
+        if found.ok:
+            before: str | None = found.content or ""
+        elif found.message.startswith(("no such file", "no such folder")):
+            before = None
+        else:
+            return  # a path the sandbox refuses: the change will be refused too
+        log["files"][path] = before
+        self._write(agent, log)
+
+    def _write(self, agent: str, log: dict[str, Any]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        final = self._path(agent)
+        partial = final.with_suffix(".partial")
+        with partial.open("w", encoding="utf-8") as fh:
+            json.dump(log, fh, ensure_ascii=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+        partial.replace(final)
+
+    def committed(self, agent: str, tick: int) -> None:
+        """The agent's turn at `tick` is durable: its log is no longer needed."""
+        log = self._open.get(agent)
+        if log is not None and log["tick"] == tick:
+            del self._open[agent]
+            self._path(agent).unlink(missing_ok=True)
+
+    def pending(self) -> list[tuple[str, int, dict[str, str | None]]]:
+        """(agent, tick, files) of every log left behind by an earlier run."""
+        if not self.directory.is_dir():
+            return []
+        found = []
+        for path in sorted(self.directory.glob("*.json")):
+            try:
+                log = json.loads(path.read_text(encoding="utf-8"))
+                found.append((path.stem, int(log["tick"]), dict(log["files"])))
+            except (OSError, ValueError, KeyError, TypeError):
+                path.unlink(missing_ok=True)  # torn before the change it guards was made
+        return found
+
+    def play_back(self, agent: str, home: Path, files: dict[str, str | None]) -> None:
+        """Put each file back as it was before the lost turn; then forget the log."""
+        sandbox = AgentFiles(home)
+        for path, content in files.items():
+            if content is None:
+                _remove_inside(home, path)
+            else:
+                sandbox.write(path, content)
+        self.forget(agent)
+
+    def forget(self, agent: str) -> None:
+        self._open.pop(agent, None)
+        self._path(agent).unlink(missing_ok=True)
+
+
+def _remove_inside(home: Path, path: str) -> None:
+    """Remove a file the lost turn created, if it is a plain file inside the home."""
+    target = home / path
+    try:
+        resolved = target.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return
+    if home.resolve() in resolved.parents and target.is_file() and not target.is_symlink():
+        target.unlink(missing_ok=True)

@@ -1,0 +1,232 @@
+"""Making: gathering, crafting what it knows or guesses, building a shelter or a wall.
+
+The project every agent drifts toward is a shelter by its haunt: gather wood (or
+stone, or clay), split it into planks, build. Costs come from persona.Costs, as
+the world's tool descriptions state them.
+"""
+
+from __future__ import annotations
+
+from adapters.offline_mind import crafts, words
+from adapters.offline_mind.basics import (
+    DELTA,
+    DIRS,
+    SETTLE_RADIUS,
+    Script,
+    Spec,
+    WorkScript,
+    day_of,
+    ok,
+    toward,
+)
+from adapters.offline_mind.memory import BUILT, GATHERED
+
+SHELTER_UNITS = 9
+"""Units a shelter takes by default: four walls of two and a door of one."""
+
+HOARD_LIMIT = 24
+"""Carrying more than this, an agent stops gathering."""
+
+BUILD_ANYWHERE_DAY = 3
+"""From this day on, an agent with materials and no landmark found builds where it is."""
+
+
+class Making:
+    """Part of OfflineTurn (turn.py): uses its perception, persona, random source, memory,
+working inventory (`inv`) and the view of the cells."""
+
+    __slots__ = ()
+
+    def _door_ready(self) -> bool:
+        inv = self.inv
+        return any(inv.get(m, 0) > 0 for m in self.persona.costs.door_materials)
+
+    def _wanted(self) -> tuple[str, ...]:
+        """Resources worth gathering now, best first (empty: nothing needed)."""
+        inv = self.inv
+        total = sum(inv.values())
+        if total >= HOARD_LIMIT:
+            return ()
+        if self.home is None:
+            if self._shelter_units() < SHELTER_UNITS:
+                # Grass is no building material, but a first handful is a start.
+                return ("wood", "stone", "clay") if self.done & GATHERED else (
+                    "wood", "stone", "clay", "grass")
+            return () if self._door_ready() else ("wood",)
+        if self.traits.maker >= 0.5 and total < 12:
+            return ("wood", "stone", "grass", "clay")
+        return ()
+
+    def _shelter_units(self) -> int:
+        """Wall and door units carried, counting what splitting or breaking would give."""
+        inv, able = self.inv, self._known_or_idea
+        units = inv.get("plank", 0) + inv.get("cobblestone", 0) + inv.get("clay_brick", 0)
+        units += inv.get("wood", 0) * (4 if able("work:wood:split") else 1)
+        units += inv.get("stone", 0) * (2 if able("work:stone:break") else 1)
+        units += inv.get("clay", 0) if able("work:clay:shape") else 0
+        return units
+
+    def _known_or_idea(self, key: str) -> bool:
+        """Whether it knows, or has the idea, that this attempt works (cached per turn)."""
+        able = self._able.get(key)
+        if able is None:
+            able = key not in self.failed and (
+                key in self.ideas or any(k == key for k, _ in self.recipes))
+            self._able[key] = able
+        return able
+
+    def _make(self, *, only_here: bool = False) -> WorkScript:
+        """Gather, craft and build, as far as materials and the turn allow. True: did some."""
+        costs = self.persona.costs
+        experiments = 0
+        for rounds in range(self.limit + 1):  # every round but the last yields a call
+            if self.home is None:
+                conversion = self._conversion()
+                if conversion is not None:
+                    yield conversion
+                    yield from self._tell_discovery()
+                    continue
+                if (costs.shelter_affordable(self.inv) and self._good_spot()
+                        and not self._refused("build_shelter", {})):
+                    if ok((yield "build_shelter", {})):
+                        yield from self._after_home()
+                        continue
+                elif (yield from self._windbreak()):
+                    continue
+            elif (yield from self._maybe_wall()):
+                continue
+            wanted = self._wanted()
+            if wanted:
+                here = (self.x, self.y)
+                found = self.view.beside(here, wanted, self.spent)
+                if found is not None:
+                    gx, gy = found[1]
+                    direction = toward(gx - self.x, gy - self.y)[0] if found[0] else "down"
+                    if found[0] == 0 or (self.x, self.y, direction) not in self.blocked:
+                        yield "gather", {"direction": direction}
+                        continue
+                    self.spent.add(found[1])  # behind a wall from here: as good as spent
+                    continue
+                if not only_here:
+                    found = self.view.nearest(here, wanted, self.spent)
+                    step = None if found is None else self._step_toward(*found[1])
+                    if step is not None:
+                        yield "walk", {"direction": step}
+                        continue
+            if experiments < 2 and self.rng.chance(0.1 + 0.5 * self.traits.maker):
+                trial = self._experiment()
+                if trial is not None:
+                    experiments += 1
+                    yield trial
+                    yield from self._tell_discovery()
+                    continue
+            return rounds > 0
+        return True
+
+    def _conversion(self) -> Spec | None:
+        """Split wood into planks (break stone, shape clay) while short of a shelter's worth."""
+        inv = self.inv
+        made = inv.get("plank", 0) + inv.get("cobblestone", 0) + inv.get("clay_brick", 0)
+        if made >= SHELTER_UNITS:
+            return None
+        for key, item in (("work:wood:split", "wood"), ("work:stone:break", "stone"),
+                          ("work:clay:shape", "clay")):
+            if inv.get(item, 0) > 0 and self._known_or_idea(key):
+                return crafts.call_for(key)
+        return None
+
+    def _good_spot(self) -> bool:
+        """Where a shelter may go: by its haunt (or anywhere, late enough), door on open ground."""
+        p = self.p
+        if p.inside_structure:
+            return False
+        for mark in p.landmarks:
+            if mark.distance == 0:
+                return False
+        if self.haunt:
+            if self._dist(self.anchor) > SETTLE_RADIUS:
+                return False
+        elif day_of(p) < BUILD_ANYWHERE_DAY:
+            return False
+        return self.view.can_enter(self.x, self.y + 1) is True
+
+    def _after_home(self) -> Script:
+        """A new shelter: sign it and name it, as anyone proud of a first home might."""
+        rng, writer = self.rng, self.traits.writer
+        if rng.chance(0.6 + 0.4 * writer):
+            yield "write_sign", {"text": words.home_sign(self.persona.name, rng)}
+        if rng.chance(0.4 + 0.5 * writer):
+            yield "name_place", {"place_name": words.home_name(self.persona.name, rng)}
+
+    def _windbreak(self) -> WorkScript:
+        """No wood for a door in sight by the second day: a single wall is a start."""
+        if self.done & BUILT or day_of(self.p) < 2 or self._door_ready():
+            return False
+        costs, inv = self.persona.costs, self.inv
+        if self.p.inside_structure or not any(
+                inv.get(m, 0) >= costs.wall_cost for m in costs.wall_materials):
+            return False
+        out = yield "place_wall", {"direction": self.rng.choice(DIRS)}
+        return ok(out)
+
+    def _maybe_wall(self) -> WorkScript:
+        """Now and then a maker with spare material raises a wall out in the land."""
+        costs, inv = self.persona.costs, self.inv
+        if self.p.inside_structure or (self.x, self.y) == self.home:
+            return False
+        if not any(inv.get(m, 0) >= costs.wall_cost + 2 for m in costs.wall_materials):
+            return False
+        if not self.rng.chance(0.08 * self.traits.maker):
+            return False
+        out = yield "place_wall", {"direction": self.rng.choice(DIRS)}
+        return ok(out)
+
+    def _experiment(self) -> Spec | None:
+        """Try an idea, or a new guess with what it carries; never a known failure."""
+        inv = self.inv
+        failed = set(self.failed)
+        known = {k for k, _ in self.recipes}
+        for idea in self.ideas:
+            if idea not in failed and idea not in known and crafts.can_try(idea, inv):
+                return crafts.call_for(idea)
+        carried = sorted(k for k, v in inv.items() if v > 0)
+        if not carried:
+            return None
+        rng = self.rng
+        for _ in range(4):
+            if len(carried) >= 2 and rng.chance(0.35):
+                first, second = rng.choice(carried), rng.choice(carried)
+                if first == second or crafts.combine_key([first, "*"]) in failed or (
+                        crafts.combine_key([second, "*"]) in failed):
+                    continue
+                key = crafts.combine_key([first, second])
+            else:
+                item = rng.choice(carried)
+                if crafts.work_key(item, "*") in failed:
+                    continue
+                key = crafts.work_key(item, rng.choice(crafts.TECHNIQUES))
+            if key not in failed and key not in known and crafts.can_try(key, inv):
+                return crafts.call_for(key)
+        return None
+
+    def _tell_discovery(self) -> Script:
+        found = self.fresh_discovery
+        if found is None:
+            return
+        self.fresh_discovery = None
+        if self._has_files():
+            key, output, quantity = found
+            yield "append_file", {"path": "discoveries.md",
+                                  "text": words.discovery_entry(key, output, quantity)}
+
+    def _leave_shelter_if_trapped(self) -> Script:
+        """In its own shelter with the door on ground it cannot walk: open a wall elsewhere."""
+        view = self.view
+        if (self.x, self.y) != self.home or view.can_enter(self.x, self.y + 1) is not False:
+            return
+        for direction in ("north", "east", "west"):
+            dx, dy = DELTA[direction]
+            if view.can_enter(self.x + dx, self.y + dy):
+                self.focus = "unwall"
+                yield "remove_wall", {"direction": direction}
+                return

@@ -1,0 +1,96 @@
+"""OfflineMind: the Mind that speaks for every agent when there is no API key.
+
+    mind = OfflineMind(seed=world_seed, personalities={"Ember": "You are curious..."})
+    turn = mind.begin(TurnStart(agent, tick, perception, tools, max_actions))
+    calls = await turn.next_calls(())
+    ...
+    state = mind.get_state(agent)        # stored with the committed turn
+    mind.set_state(agent, state)         # after a restart: continues exactly from there
+
+It acts only through the tool calls a language model would make, and reads
+only the Perception it is handed and the outcomes of its own calls; it never
+touches a world service. Each turn draws from a random source derived from
+(seed, agent, tick) alone, and everything remembered between turns is the
+per-agent Memory, so a turn replayed from the same committed state and the
+same mind state makes exactly the same calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from adapters.offline_mind.memory import Memory
+from adapters.offline_mind.persona import Costs, Persona
+from adapters.offline_mind.turn import OfflineTurn
+from core.types import AgentName
+from services.mind import ToolSpec, TurnStart
+
+_BLANK = Memory()
+
+
+class OfflineMind:
+    """Implements services.mind.Mind for any number of agents."""
+
+    kind = "offline"
+    reads_text = False
+    """It reads the Perception's structured fields only, so the engine need not write the
+    prose ones (grid view, narrative) for it."""
+
+    def __init__(self, seed: int, personalities: Mapping[str, str], *,
+                 costs: Costs | None = None) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"the offline mind's seed must be an integer, not {seed!r}")
+        self.seed = seed
+        self._personalities = {str(k): str(v) for k, v in personalities.items()}
+        self._costs = costs or Costs()
+        self._personas: dict[str, Persona] = {}
+        self._memory: dict[str, Memory] = {}
+        self._states: dict[str, tuple[Memory, dict[str, Any]]] = {}
+        self._tools: Sequence[ToolSpec] | None = None
+        self._allowed: frozenset[str] | None = None
+
+    def persona(self, agent: str) -> Persona:
+        """The fixed side of an agent (traits and what follows from them), made once."""
+        found = self._personas.get(agent)
+        if found is None:
+            found = Persona.of(agent, self._personalities.get(agent, ""), self.seed, self._costs)
+            self._personas[agent] = found
+        return found
+
+    def begin(self, start: TurnStart) -> OfflineTurn:
+        agent = str(start.agent)
+        return OfflineTurn(
+            self.persona(agent), start, self._memory.get(agent, _BLANK),
+            lambda memory: self._memory.__setitem__(agent, memory),
+            self._allowed_for(start.tools),
+        )
+
+    def memory(self, agent: AgentName | str) -> Memory:
+        """What the mind remembers about an agent, as a value (for tests and tracing)."""
+        return self._memory.get(str(agent), _BLANK)
+
+    def get_state(self, agent: AgentName | str) -> dict[str, Any]:
+        """The agent's memory as JSON values: a fresh top-level dict each call.
+
+        Built once per memory value (turns that change nothing cost nothing here); the
+        nested lists are shared between calls, so treat them as read-only.
+        """
+        name = str(agent)
+        memory = self._memory.get(name, _BLANK)
+        cached = self._states.get(name)
+        if cached is None or cached[0] is not memory:
+            cached = (memory, memory.to_state())
+            self._states[name] = cached
+        return dict(cached[1])
+
+    def set_state(self, agent: AgentName | str, state: Mapping[str, Any]) -> None:
+        self._memory[str(agent)] = Memory.from_state(state)
+
+    def _allowed_for(self, tools: Sequence[ToolSpec]) -> frozenset[str] | None:
+        """Tool names offered (None: no list given, so anything). The engine hands the same
+        tuple every turn, so the set is built once."""
+        if tools is not self._tools:
+            self._tools = tools
+            self._allowed = frozenset(t.name for t in tools) if tools else None
+        return self._allowed

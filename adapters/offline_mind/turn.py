@@ -1,0 +1,592 @@
+"""One offline agent's turn: a small script that yields tool calls and reads outcomes.
+
+The turn is a Python generator (`_script`): each `yield (tool, arguments)` is
+one call, and the value it gets back is that call's ToolOutcome. The engine's
+loop drives it through `next_calls`, one call at a time, so every decision
+sees what the previous call did (a walk that hit a wall, a gather that found
+the cell spent, a guess at a recipe that made nothing).
+
+What the turn may know is exactly what a language model would: the
+Perception it was handed and the outcomes of its own calls. What it learns
+that should outlast the turn goes into the agent's Memory, committed once,
+when the turn ends.
+
+Two rules hold whatever the script does:
+
+- never more calls than `max_actions`;
+- never the same call (same tool, same arguments) again in a turn after it
+  failed: `_advance` answers such a repeat itself, with a refusal the script
+  sees as a failure, and ends the turn if the script keeps insisting.
+
+How agents find each other (the world is 500x500 and they see 3 cells):
+
+- Until a landmark rises on its horizon (seen from 40 cells), an agent walks a
+  square spiral out from where it woke, so it sees the ground nearest its start
+  first. Agents wake 30-60 cells apart, so they meet on the way, or find the
+  same landmarks.
+- Of the landmarks it has seen, the one nearest where it woke becomes its
+  haunt: its shelter goes up beside it, its wandering circles it, and it walks
+  back there every evening. At its haunt it writes "I come back here every
+  evening"; whoever reads that (or a home sign) by someone else makes that
+  landmark its haunt too, and keeps it. Evenings at a shared haunt are where
+  most conversations happen.
+- Social agents follow whoever they last saw, and the authors of the signs
+  they read; once they have met someone, `sense_others` turns them that way.
+
+Measured on generated default worlds (three agents, 200 ticks): every agent
+gathers, crafts, builds and writes in nearly every world; two of them meet and
+talk in about three worlds out of four. The rest wake too far from any landmark
+to find one in time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from adapters.offline_mind import crafts, words
+from adapters.offline_mind.basics import (
+    DELTA,
+    SETTLE_RADIUS,
+    SIDES,
+    Pos,
+    Script,
+    args_key,
+    day_of,
+)
+from adapters.offline_mind.making import SHELTER_UNITS, Making
+from adapters.offline_mind.memory import (
+    BUILT,
+    CRAFTED,
+    GATHERED,
+    MAX_DIARY,
+    MAX_FAILED,
+    MAX_IDEAS,
+    MAX_MARKS,
+    MAX_MET,
+    MAX_NAMED,
+    MAX_RECIPES,
+    MAX_SIGNS,
+    MAX_TEXT,
+    MAX_VISITED,
+    MAX_WALLS,
+    NAMES,
+    TALKED,
+    WROTE,
+    Memory,
+    capped,
+)
+from adapters.offline_mind.persona import Persona
+from adapters.offline_mind.rng import TurnRandom
+from adapters.offline_mind.talking import Talking
+from adapters.offline_mind.view import View
+from adapters.offline_mind.walking import SEARCH_LEGS, Walking
+from adapters.offline_mind.writing import Writing
+from services.mind import ToolCall, ToolOutcome, TurnStart
+
+TURN_CAP = 16
+"""The most calls one turn ever makes, whatever max_actions allows: a turn always ends."""
+
+MAX_SKIPS = 8
+"""Repeats of failed calls the turn answers itself before it ends the turn."""
+
+NIGHT_WALK_HOME = 8
+"""At night an agent this close to its shelter walks in to sleep."""
+
+_REFUSED = ToolOutcome("", "", False, "not tried: the same call already failed this turn")
+
+_MEMORY_FIELDS = (
+    "anchor", "haunt", "home", "heading", "target", "visited", "recipes", "ideas", "failed",
+    "read", "wrote", "named", "met", "seen", "lines", "journal_day", "diary", "done", "walls",
+    "search", "origin", "marks", "company",
+)
+"""Memory's fields in the order `__init__` unpacks them and `_end` packs them."""
+if _MEMORY_FIELDS != NAMES:  # pragma: no cover - a guard for whoever adds a field
+    raise ImportError("OfflineTurn must unpack Memory fields in the order of memory.NAMES")
+
+
+class OfflineTurn(Talking, Writing, Making, Walking):
+    """A MindTurn for one agent and one tick (see services/mind.py).
+
+    The agent's Memory fields are copied onto the turn as plain attributes (the
+    turn is the only writer while it runs) and become one new Memory in `_end`.
+    This class drives the script, learns from outcomes and decides what a turn is
+    for; the mixins do the talking, writing, making and walking.
+    """
+
+    __slots__ = (
+        "persona", "traits", "p", "tick", "limit", "rng", "mem", "commit_to", "allowed",
+        "x", "y", "inv", "count", "refused", "blocked", "spent", "last", "log", "focus",
+        "reason", "ended", "_view", "fresh_discovery", "script", "started", "_able", "detour",
+        *_MEMORY_FIELDS,
+    )
+
+    def __init__(
+        self, persona: Persona, start: TurnStart, memory: Memory,
+        commit: Callable[[Memory], None], allowed: frozenset[str] | None = None,
+    ) -> None:
+        p = start.perception
+        self.persona = persona
+        self.traits = persona.traits
+        self.p = p
+        self.tick = start.tick
+        self.limit = max(0, min(start.max_actions, TURN_CAP))
+        self.rng = TurnRandom(persona.seed, persona.key, start.tick)
+        self.mem = memory
+        (self.anchor, self.haunt, self.home, self.heading, self.target, self.visited,
+         self.recipes, self.ideas, self.failed, self.read, self.wrote, self.named, self.met,
+         self.seen, self.lines, self.journal_day, self.diary, self.done, self.walls,
+         self.search, self.origin, self.marks, self.company) = memory.values
+        self._able: dict[str, bool] = {}
+        self.commit_to = commit
+        self.allowed = allowed
+        self.x = p.position.x
+        self.y = p.position.y
+        self.inv: dict[str, int] = dict(p.inventory)
+        self.count = 0
+        self.refused: set[tuple[str, str]] = set()
+        self.blocked: set[tuple[int, int, str]] = set(self.walls) if self.walls else set()
+        self.spent: set[Pos] = set()
+        self.last: ToolCall | None = None
+        self.log: list[str] = []
+        self.focus = ""
+        self.reason = ""
+        self.ended = False
+        self._view: View | None = None
+        self.fresh_discovery: tuple[str, str, int] | None = None
+        self.detour: tuple[list[str], Pos] | None = None
+        """Steps planned round an obstacle, and the goal they lead toward."""
+        self.script = self._script()
+        self.started = False
+
+    # ------------------------------------------------------------------ MindTurn
+
+    async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
+        outcome = self._absorb(outcomes) if self.last is not None else None
+        if self.ended:
+            return ()
+        if self.count >= self.limit:
+            self._end("action_limit")
+            return ()
+        call = self._advance(outcome)
+        if call is None:
+            self._end("done")
+            return ()
+        return (call,)
+
+    async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
+        if self.last is not None:
+            self._absorb(outcomes)
+        self._end(reason or "ended")
+
+    def record(self) -> Mapping[str, Any]:
+        return {"mind": "offline", "focus": self.focus, "calls": self.log[:16],
+                "ended": self.reason}
+
+    # ------------------------------------------------------------------ driving the script
+
+    def _advance(self, outcome: ToolOutcome | None) -> ToolCall | None:
+        send = outcome
+        for _ in range(MAX_SKIPS):
+            try:
+                if self.started:
+                    name, args = self.script.send(send)
+                else:
+                    self.started = True
+                    name, args = next(self.script)
+            except StopIteration:
+                return None
+            if (self.allowed is not None and name not in self.allowed) or self._refused(
+                    name, args):
+                send = _REFUSED
+                continue
+            self.count += 1
+            call = ToolCall(f"{self.tick}.{self.count}", name, args)
+            self.last = call
+            self.log.append(name)
+            return call
+        return None
+
+    def _absorb(self, outcomes: Sequence[ToolOutcome]) -> ToolOutcome | None:
+        call = self.last
+        self.last = None
+        for outcome in outcomes:
+            if outcome.call_id == call.id:  # type: ignore[union-attr]
+                self._learn(call, outcome)  # type: ignore[arg-type]
+                return outcome
+        return None
+
+    def _end(self, reason: str) -> None:
+        if self.ended:
+            return
+        self.ended = True
+        self.reason = reason
+        self.script.close()
+        now = (self.anchor, self.haunt, self.home, self.heading, self.target, self.visited,
+               self.recipes, self.ideas, self.failed, self.read, self.wrote, self.named,
+               self.met, self.seen, self.lines, self.journal_day, self.diary, self.done,
+               self.walls, self.search, self.origin, self.marks, self.company)
+        if now != self.mem.values:
+            self.mem = Memory(now)
+            self.commit_to(self.mem)
+
+    # ------------------------------------------------------------------ memory
+
+    def _mark(self, bit: int) -> None:
+        self.done |= bit
+
+    def _note(self, text: str) -> None:
+        self.diary = capped(self.diary, text[:MAX_TEXT], MAX_DIARY)
+
+    @property
+    def view(self) -> View:
+        if self._view is None:
+            self._view = View(self.p)
+        return self._view
+
+    # ------------------------------------------------------------------ learning from outcomes
+
+    def _learn(self, call: ToolCall, out: ToolOutcome) -> None:
+        name, args, data = call.name, call.arguments, out.data
+        if not out.success:
+            self.refused.add((name, args_key(args)))
+            if name == "walk":
+                edge = (self.x, self.y, str(args.get("direction")))
+                self.blocked.add(edge)
+                if "wall" in out.text:
+                    self.walls = capped(self.walls, edge, MAX_WALLS)
+                elif "world ends" in out.text and not self.haunt:
+                    self.search = ((self.search[0] + 1) % SEARCH_LEGS, 0)  # turn at the edge
+            elif name == "gather":
+                direction = str(args.get("direction", "down"))
+                if "wall" in out.text:
+                    edge = (self.x, self.y, direction)
+                    self.blocked.add(edge)
+                    self.walls = capped(self.walls, edge, MAX_WALLS)
+                else:
+                    self.spent.add(self._cell(direction))
+            elif name in ("work", "combine", "apply"):
+                self._learn_failed_craft(name, args, data)
+            elif name == "journey":
+                self._give_up_target()
+            elif name == "read_sign":  # behind a wall, or gone: not worth another try
+                self.read = capped(self.read, self._cell(str(args.get("direction", "down"))),
+                                   MAX_SIGNS)
+            return
+        if name == "walk" or name == "approach":
+            position = data.get("position")
+            if isinstance(position, list | tuple) and len(position) == 2:
+                self.x, self.y = int(position[0]), int(position[1])
+            elif name == "walk":
+                dx, dy = DELTA.get(str(args.get("direction")), (0, 0))
+                self.x, self.y = self.x + dx, self.y + dy
+        elif name == "gather":
+            resource, quantity = data.get("resource"), data.get("quantity", 1)
+            if isinstance(resource, str) and isinstance(quantity, int):
+                self.inv[resource] = self.inv.get(resource, 0) + quantity
+            if data.get("left") == 0:
+                self.spent.add(self._cell(str(args.get("direction", "down"))))
+            self._mark(GATHERED)
+        elif name in ("work", "combine", "apply"):
+            self._learn_craft(name, args, data)
+        elif name == "build_shelter":
+            walls = data.get("walls")
+            self.persona.costs.pay_shelter(
+                self.inv, len(walls) if isinstance(walls, list | tuple) else 4,
+                bool(data.get("door", True)))
+            self.home = (self.x, self.y)
+            if not self.haunt:
+                self.anchor = (self.x, self.y)
+            self._mark(BUILT)
+            self._note("built a shelter")
+        elif name == "place_wall":
+            self.persona.costs.pay_wall(self.inv, data.get("material"))
+            self._mark(BUILT)
+            self._note("raised a wall")
+        elif name == "remove_wall":
+            for entry in data.get("returned", ()):
+                if isinstance(entry, list | tuple) and len(entry) == 2:
+                    self.inv[str(entry[0])] = self.inv.get(str(entry[0]), 0) + int(entry[1])
+        elif name == "write_sign":
+            where = self._cell(str(args.get("direction", "down")))
+            self.wrote = capped(self.wrote, where, MAX_SIGNS)
+            self.read = capped(self.read, where, MAX_SIGNS)
+            self._mark(WROTE)
+            self._note("wrote a sign")
+        elif name == "name_place":
+            named = (str(args.get("place_name"))[:MAX_TEXT], self.x, self.y)
+            self.named = capped(self.named, named, MAX_NAMED)
+            self._mark(WROTE)
+            self._note(f"named a place {named[0]}")
+        elif name == "read_sign":
+            where = self._cell(str(args.get("direction", "down")))
+            self.read = capped(self.read, where, MAX_SIGNS)
+            author = data.get("author")
+            if isinstance(author, str) and author and author != self.persona.name:
+                # Someone else's words: a trace of them, worth following for company; and
+                # a landmark someone else has signed is a landmark someone comes back to.
+                self.seen = (author[:MAX_TEXT], where[0], where[1], self.tick)
+                self._note(f"read a sign by {author[:MAX_TEXT]}")
+                text = data.get("text")
+                if isinstance(text, str) and words.says_someone_returns(text):
+                    self._share_haunt(where, author)
+        elif name == "invite":
+            self._met(str(args.get("invitee")))
+        elif name == "accept_invite":
+            self.lines = 0
+            if self.p.pending_invitation_from:
+                self._met(str(self.p.pending_invitation_from))
+        elif name == "speak":
+            self.lines = self.lines + 1
+            if not self.done & TALKED:
+                self._note(f"talked with {', '.join(self.p.in_conversation_with) or 'someone'}")
+            self._mark(TALKED)
+        elif name == "leave_conversation":
+            self.lines = 0
+        elif name == "append_file" and args.get("path") == "journal.md":
+            self.journal_day = day_of(self.p)
+            self.diary = ()
+        elif name == "sense_others":
+            self._follow_sense(data.get("sensed"))
+        elif name == "journey":
+            self.focus = "journey"
+
+    def _learn_craft(self, name: str, args: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+        key = crafts.key_of_call(name, args)
+        output, quantity = data.get("output"), data.get("quantity", 1)
+        if key is None:
+            return
+        for item in crafts.inputs_of(key):  # used up, whatever the world says it made
+            self.inv[item] = max(0, self.inv.get(item, 0) - 1)
+        if not isinstance(output, str):
+            return
+        quantity = quantity if isinstance(quantity, int) else 1
+        self.inv[output] = self.inv.get(output, 0) + quantity
+        self._mark(CRAFTED)
+        known = self.recipes
+        if all(k != key for k, _ in known):
+            self.recipes = capped(known, (key, output), MAX_RECIPES)
+            self.ideas = tuple(i for i in self.ideas if i != key)
+            self._able.clear()
+            self._note(f"learned to make {output.replace('_', ' ')}")
+            self.fresh_discovery = (key, output, quantity)
+
+    def _learn_failed_craft(self, name: str, args: Mapping[str, Any],
+                            data: Mapping[str, Any]) -> None:
+        """A wrong guess is never guessed again; what the hints point at becomes an idea."""
+        hints = data.get("hints")
+        key = crafts.key_of_call(name, args)
+        if key is None or not isinstance(hints, list | tuple) or not hints:
+            return  # no hints: something was missing, not a wrong idea
+        failed = capped(self.failed, key, MAX_FAILED)
+        ideas = tuple(i for i in self.ideas if i != key)
+        known = {k for k, _ in self.recipes}
+        if name == "work":
+            # The hints name every technique that works on this by hand (or say none does),
+            # so guessing more techniques on it is pointless: only the hinted ones are tried.
+            item = str(args.get("item"))
+            failed = capped(failed, crafts.work_key(item, "*"), MAX_FAILED)
+            for idea in crafts.ideas_from_hints(item, hints):
+                if idea not in failed and idea not in known:
+                    ideas = capped(ideas, idea, MAX_IDEAS)
+        for item in crafts.lonely_items(hints):
+            failed = capped(failed, crafts.combine_key([item, "*"]), MAX_FAILED)
+        self.failed = failed
+        self.ideas = ideas
+        self._able.clear()
+
+    def _met(self, other: str) -> None:
+        met = tuple(m for m in self.met if m[0] != other) + ((other[:MAX_TEXT], self.tick),)
+        self.met = met[-MAX_MET:]
+
+    def _follow_sense(self, sensed: Any) -> None:
+        """Turn toward the nearest agent sensed (sense_others gives a direction and a distance)."""
+        if not isinstance(sensed, list | tuple):
+            return
+        order = {"nearby": 0, "far": 1, "very far": 2}
+        best = None
+        for entry in sensed:
+            if not isinstance(entry, Mapping):
+                continue
+            direction, distance = entry.get("direction"), entry.get("distance")
+            if direction in SIDES and distance in order:
+                rank = (order[distance], str(entry.get("name")))
+                if best is None or rank < best[0]:
+                    best = (rank, direction)
+        if best is not None and best[0][0] < 2:
+            self.heading = best[1]
+
+    def _give_up_target(self) -> None:
+        if self.target is not None:
+            self.visited = capped(self.visited, self.target[0], MAX_VISITED)
+            self.target = None
+
+    # ------------------------------------------------------------------ small helpers
+
+    def _cell(self, direction: str) -> Pos:
+        dx, dy = DELTA.get(direction, (0, 0))
+        return (self.x + dx, self.y + dy)
+
+    def _refused(self, name: str, args: Mapping[str, Any]) -> bool:
+        """Whether this very call already failed this turn."""
+        return bool(self.refused) and (name, args_key(args)) in self.refused
+
+    def _has_files(self) -> bool:
+        return self.allowed is None or "append_file" in self.allowed
+
+    def _dist(self, pos: Pos) -> int:
+        return abs(pos[0] - self.x) + abs(pos[1] - self.y)
+
+    # ------------------------------------------------------------------ the script
+
+    def _script(self) -> Script:
+        p = self.p
+        self._look_around()
+        if p.pending_invitation_from is not None:
+            self.focus = "invitation"
+            inviter = str(p.pending_invitation_from)
+            if (yield from self._answer(inviter)):
+                if p.is_night:
+                    yield from self._leave(inviter, night=True)
+                else:
+                    yield from self._speak(inviter, first=True)
+                    return
+        elif p.in_conversation_with:
+            self.focus = "conversation"
+            other = str(p.in_conversation_with[0])
+            if p.is_night or self.lines >= self.persona.talk_lines:
+                yield from self._leave(other, night=p.is_night)
+            else:
+                yield from self._speak(other, first=self.lines == 0)
+                return
+        elif self.lines:
+            self.lines = 0  # the conversation ended without us
+        if p.on_journey:
+            # Hands and feet are busy; eyes and voice are not.
+            self.focus = "travelling"
+            if not p.is_night:
+                yield from self._socialise()
+            return
+        if p.is_night:
+            self.focus = "night"
+            yield from self._night()
+            return
+        if (yield from self._socialise()):
+            return
+        yield from self._daytime()
+
+    def _look_around(self) -> None:
+        """Remember where it started, who it saw, and a landmark worth walking to."""
+        p = self.p
+        if self.origin is None:
+            self.origin = self.anchor = (self.x, self.y)
+        if p.landmarks:
+            self._remember_landmarks()
+        if p.agents:
+            nearest = p.agents[0]
+            for seen in p.agents:
+                if seen.distance < nearest.distance:
+                    nearest = seen
+            self.seen = (str(nearest.name)[:MAX_TEXT], nearest.position.x, nearest.position.y,
+                         self.tick)
+        if self.target is None and p.landmarks and not p.is_night:
+            # A trip to a landmark on the horizon it has not been to; explorers go more often.
+            if self.rng.chance(0.1 + 0.4 * self.traits.explorer):
+                visited = self.visited
+                best = None
+                for mark in p.landmarks:
+                    if mark.name not in visited and (best is None or mark.distance < best.distance):
+                        best = mark
+                if best is not None:
+                    self.target = (best.name[:MAX_TEXT], best.position.x, best.position.y)
+
+    def _remember_landmarks(self) -> None:
+        """Note landmarks on the horizon; the one nearest where it woke becomes its haunt."""
+        known = self.marks
+        fresh = [m for m in self.p.landmarks if all(m.name != k[0] for k in known)]
+        if not fresh:
+            return
+        for mark in fresh:
+            known = capped(known, (mark.name[:MAX_TEXT], mark.position.x, mark.position.y),
+                           MAX_MARKS)
+        self.marks = known
+        if self.company:
+            return  # its haunt is where someone else comes back to: it stays
+        ox, oy = self.origin or (self.x, self.y)
+        name, x, y = min(known, key=lambda k: (abs(k[1] - ox) + abs(k[2] - oy), k[0]))
+        if name != self.haunt:
+            self.haunt = name
+            self.anchor = (x, y)
+            self._note(f"made {name} my own place")
+            if name not in self.visited:
+                self.target = (name, x, y)
+
+    def _share_haunt(self, sign: Pos, author: str) -> None:
+        """Someone else's sign says they come back to this landmark: make it its haunt too."""
+        for name, x, y in self.marks:
+            if abs(x - sign[0]) + abs(y - sign[1]) <= SETTLE_RADIUS:
+                if name != self.haunt:
+                    self.haunt = name
+                    self.anchor = (x, y)
+                    self._note(f"{author} comes back to {name}; so will I")
+                self.company = author[:MAX_TEXT]
+                return
+
+    # ------------------------------------------------------------------ night
+
+    def _night(self) -> Script:
+        home = self.home
+        if home is not None and 0 < self._dist(home) <= NIGHT_WALK_HOME:
+            yield from self._roam(self.persona.max_steps, goal=home, arrive=0)
+        day = day_of(self.p)
+        if (self._has_files() and self.journal_day < day
+                and self.rng.chance(self.persona.journal_chance)):
+            text = words.journal_entry(self.persona.name, day, self.diary,
+                                       self.persona.dominant, self.rng)
+            yield "append_file", {"path": "journal.md", "text": text}
+        yield "sleep", {}
+
+    # ------------------------------------------------------------------ day
+
+    def _daytime(self) -> Script:
+        traits, rng, p = self.traits, self.rng, self.p
+        yield from self._here()
+        if p.inside_structure:
+            yield from self._leave_shelter_if_trapped()
+        if p.period == "evening" and self.haunt:
+            # Dusk: back to the landmark it haunts, where others who haunt it gather too.
+            place = self.anchor
+            if self._dist(place) > 1:
+                self.focus = "homeward"
+                yield from self._roam(self.persona.max_steps, goal=place)
+            yield from self._make(only_here=True)
+            return
+        has_home = self.home is not None
+        make = (0.35 + 0.65 * traits.maker) * (0.4 if has_home else 1.0)
+        if not has_home and day_of(p) >= 2:
+            make *= 2  # days go by without a roof: time to see to one
+        elif not self.haunt and (has_home or self._shelter_units() >= SHELTER_UNITS):
+            make *= 0.4  # enough in hand; finding its place matters more now
+        roam = 0.25 + 0.75 * traits.explorer
+        write = 0.1 + 0.5 * traits.writer
+        if self.target is not None or self._chasing() is not None:
+            roam += 0.5
+        elif not self.haunt:
+            roam += 1.0  # still looking for a landmark to make its own
+        pick = rng.random() * (make + roam + write)
+        if pick < make:
+            self.focus = "make"
+            busy = yield from self._make()
+            # Nothing to work with here: walk on, past its usual range, and look for it.
+            yield from self._roam(rng.between(1, 3) if busy else self.persona.max_steps,
+                                  free=not busy)
+        elif pick < make + roam:
+            self.focus = "roam"
+            most = self.persona.max_steps if self.haunt else max(5, self.persona.max_steps)
+            yield from self._roam(rng.between(max(1, most // 2), most))
+            yield from self._make(only_here=True)
+        else:
+            self.focus = "write"
+            yield from self._write_here()
+            yield from self._make(only_here=True)
+            yield from self._roam(rng.between(1, 2))

@@ -1,0 +1,113 @@
+"""Whole ticks with offline minds, persistence included: how many agent-turns per second.
+
+    python -m bench engine
+
+A world is generated and written to a temporary folder with N agents scattered
+over open ground (N = 100 and 1,000 on 500x500, 10,000 on 2000x2000), then the
+real engine runs daytime ticks: perception, the offline mind, actions, narration
+and the group commit to SQLite, exactly as `hearth --run` does. Night ticks
+(everyone asleep) would flatter the figures, so the world starts at 08:00 and only
+the 13 daytime ticks that follow are timed (after one warm-up tick).
+
+Targets (issue 5): 1,000 agents >= 10,000 agent-turns/s and a tick <= 0.1 s;
+10,000 agents a tick <= 1.5 s; cost linear in agents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from adapters.offline_mind import OfflineMind
+from bench import Figure
+from config import HearthConfig, load_config
+from core.agent import Agent
+from core.types import AgentName, Position
+from engine import HearthEngine
+from services.world_service import TerrainRules
+from services.world_setup import plan_world, write_world
+from storage import Storage
+
+CASES = ((100, 500), (1_000, 500), (10_000, 2000))
+DAY_TICKS = 13
+
+
+def _world_with(config: HearthConfig, agents: int, side: int, seed: int = 11):
+    """A generated world, with `agents` agents on distinct random passable cells."""
+    plan = plan_world(config, seed=seed, size=(side, side), agent_count=3)
+    rules = TerrainRules.from_traits(config.terrain.terrains)
+    passable = np.flatnonzero(rules.passable[plan.terrain.codes].ravel())
+    rng = np.random.default_rng(seed)
+    cells = rng.choice(passable, size=agents, replace=False)
+    templates = plan.agents
+    people = []
+    for i, flat in enumerate(sorted(int(c) for c in cells)):
+        base = templates[i % len(templates)]
+        y, x = divmod(flat, side)
+        people.append(Agent(AgentName(f"{base.name}{i}"), base.model_id, base.personality,
+                            Position(x, y)))
+    return dataclasses.replace(plan, agents=tuple(people))
+
+
+async def _measure(config: HearthConfig, agents: int, side: int) -> dict[str, float]:
+    world = _world_with(config, agents, side)
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        async with Storage(data) as storage:
+            await write_world(storage, world, config)
+            mind = OfflineMind(world.state.seed,
+                               {a.name: a.personality for a in world.agents})
+            engine = HearthEngine(storage, config, mind=mind)
+            await engine.initialize()
+            await engine.tick_once()  # warm-up: first sight of everyone, caches
+            times, turns, actions = [], 0, 0
+            for _ in range(DAY_TICKS - 1):
+                started = time.perf_counter()
+                ctx = await engine.tick_once()
+                times.append(time.perf_counter() - started)
+                turns += len(ctx.turn_results)
+                actions += ctx.action_count
+    return {
+        "median_tick_s": statistics.median(times),
+        "max_tick_s": max(times),
+        "turns_per_s": turns / sum(times),
+        "actions_per_turn": actions / max(turns, 1),
+        "turns_per_tick": turns / len(times),
+    }
+
+
+def run() -> list[Figure]:
+    config = load_config(None)
+    figures: list[Figure] = []
+    per_agent_us: dict[int, float] = {}
+    for agents, side in CASES:
+        r = asyncio.run(_measure(config, agents, side))
+        label = f"{agents} agents {side}x{side}"
+        per_agent_us[agents] = r["median_tick_s"] / agents * 1e6
+        tick_target = {1_000: 0.1, 10_000: 1.5}.get(agents)
+        figures.append(Figure(
+            f"{label}: median daytime tick", f"{r['median_tick_s'] * 1000:.1f} ms "
+            f"(max {r['max_tick_s'] * 1000:.1f})",
+            f"<= {tick_target * 1000:.0f} ms" if tick_target else "",
+            r["median_tick_s"] <= tick_target if tick_target else None,
+        ))
+        figures.append(Figure(
+            f"{label}: agent-turns per second",
+            f"{r['turns_per_s']:,.0f} ({r['turns_per_tick']:.0f} turns/tick, "
+            f"{r['actions_per_turn']:.2f} actions/turn)",
+            ">= 10,000" if agents == 1_000 else "",
+            r["turns_per_s"] >= 10_000 if agents == 1_000 else None,
+        ))
+    base = per_agent_us[CASES[0][0]]
+    for agents, _ in CASES:
+        figures.append(Figure(
+            f"tick time per agent, {agents} agents", f"{per_agent_us[agents]:.1f} µs "
+            f"({per_agent_us[agents] / base:.2f}x the 100-agent cost)",
+        ))
+    return figures
