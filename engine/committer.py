@@ -38,14 +38,19 @@ class TurnWrite:
     mind: MindRow
 
 
+CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+"""One encoder made once: `json.dumps` with options builds a new encoder on every call."""
+
+
 def event_rows(events: Iterable[DomainEvent]) -> tuple[EventRow, ...]:
     rows = []
+    encode = CANONICAL.encode
     for event in events:
         data = event.to_dict()
         agent = data.get("agent") or data.get("inviter") or data.get("speaker")
         rows.append(EventRow(
             event.tick, agent if isinstance(agent, str) else None, event.event_type,
-            json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True),
+            encode(data),
         ))
     return tuple(rows)
 

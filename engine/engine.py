@@ -27,7 +27,7 @@ from adapters.perception import PerceptionBuilder
 from config import HearthConfig
 from core.actions import ActionResult
 from core.types import AgentName
-from engine.committer import TurnCommitter, TurnWrite, event_rows
+from engine.committer import CANONICAL, TurnCommitter, TurnWrite, event_rows
 from engine.context import TickContext, TurnResult
 from engine.phases import (
     AgentTurnPhase,
@@ -277,5 +277,4 @@ def _safe_state(mind: Mind, name: AgentName) -> Mapping[str, object]:
         return {}
 
 
-def _canonical(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+_canonical = CANONICAL.encode

@@ -344,7 +344,8 @@ class ActionEngine:
             )
         events = []
         radius = self.world.vision_radius()
-        seen = {a.name for a in self.agents.get_nearby_agents(agent.position, radius)}
+        seen = (set() if action.steps == 1 else
+                {a.name for a in self.agents.get_nearby_agents(agent.position, radius)})
         start, here_agent, stopped = agent.position, agent, None
         for taken in range(1, action.steps + 1):
             moved = self.agents.step_checked(here_agent, direction)
