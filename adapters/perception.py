@@ -390,6 +390,11 @@ class PerceptionBuilder:
         last = self._last_window.get(name)
         if last is not None and last[0] == window and last[1] is key:
             base = last[2]
+        elif world.width * world.height > self._fill_limit:
+            # A world too big to keep every cell: slide the agent's own last window.
+            base = self._slide(last if last is not None and last[1] is key else None,
+                               x0, y0, x1, y1)
+            self._last_window[name] = (window, key, base)
         else:
             rows = self._rows
             found: list[SeenCell | None] = []
@@ -412,6 +417,35 @@ class PerceptionBuilder:
             i = (there.y - y0) * columns + there.x - x0
             if cells[i].gatherable is not None:
                 cells[i] = self._bare_cell(cells[i])
+        return tuple(cells)
+
+    def _slide(self, last, x0: int, y0: int, x1: int, y1: int) -> tuple[SeenCell, ...]:
+        """The window's cells, reusing those it shares with the agent's last window.
+
+        For worlds with more cells than the shared store may keep: an agent that moved
+        one step needs one new row or column of cells, not a refilled 16x16 square
+        (which, with thousands of agents spread out, thrashed the store every tick).
+        """
+        world = self.world
+        codes = world.codes[y0:y1, x0:x1].tolist()
+        passable = world.passable[y0:y1, x0:x1].tolist()
+        gather, terrains = world.rules.gather, TERRAIN_ORDER
+        new_cell, new_position = _new_seen_cell, _new_position
+        if last is not None:
+            lx0, ly0, lx1, ly1 = last[0]
+            old, columns = last[2], lx1 - lx0
+        else:
+            lx0 = ly0 = lx1 = ly1 = columns = 0
+            old = ()
+        cells: list[SeenCell] = []
+        for y, row_codes, row_passable in zip(range(y0, y1), codes, passable, strict=True):
+            shared_row = ly0 <= y < ly1
+            for x, code, can_pass in zip(range(x0, x1), row_codes, row_passable, strict=True):
+                if shared_row and lx0 <= x < lx1:
+                    cells.append(old[(y - ly0) * columns + x - lx0])
+                else:
+                    cells.append(new_cell(new_position(x, y), terrains[code], gather[code],
+                                          can_pass))
         return tuple(cells)
 
     def _fill(self, x0: int, y0: int, x1: int, y1: int) -> list[SeenCell]:

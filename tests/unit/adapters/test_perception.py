@@ -746,3 +746,17 @@ def test_fast_constructor_leaves_a_class_that_validates_to_its_own_constructor()
         x: int
 
     assert fast_constructor(Loose) is Loose
+
+
+def test_a_world_too_big_to_keep_slides_each_agents_window_and_sees_the_same():
+    """Past the shared store's room, windows are rebuilt from the agent's last one."""
+    rng = np.random.default_rng(11)
+    codes = rng.choice([GRASS, TERRAIN_CODE[Terrain.FOREST], TERRAIN_CODE[Terrain.STONE]],
+                       size=(30, 30)).astype(np.uint8)
+    sim, sliding = make((30, 30), {ASH: Position(15, 15)}, codes=codes)
+    sliding._fill_limit = 10  # nothing fits: every build takes the sliding path
+    for step in [E, E, S, S, S, W, N, E, E, E, S]:
+        sim.agents.update_position(ASH, sim.agents.require(ASH).position.step(step))
+        fresh = PerceptionBuilder(sim.world, sim.agents, sim.conversations, sim.gathering)
+        assert sliding.build(ASH, 0, text=False).cells == fresh.build(ASH, 0, text=False).cells
+    assert sliding._filled == 0  # the shared store was never used
