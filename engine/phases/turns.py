@@ -14,6 +14,12 @@ if TYPE_CHECKING:
 
 
 class AgentTurnPhase(BasePhase):
+    # Commits run in a task of their own, never inside a worker: a worker that
+    # awaited a commit would let the others run ahead, and which turns ran first
+    # would then depend on how fast the disk was. A mind that answers at once (the
+    # offline mind) never yields, so its turns run in schedule order and are all
+    # committed by the commit phase; a language model's turns yield while waiting
+    # for replies, and the background task commits the finished ones meanwhile.
     """Each cluster is worked through in order by one of at most N workers.
 
     Agents in one cluster are close enough to see each other, so they act in turn
@@ -46,15 +52,31 @@ class AgentTurnPhase(BasePhase):
                     result = await engine.run_agent_turn(name, ctx.tick)
                     if result is not None:
                         results[name] = result
-                    await engine.committer.maybe_commit()
 
         workers = min(len(pending), engine.config.settings.scheduling.max_concurrent_clusters)
-        if workers == 1:
-            await worker()
-        elif workers > 1:
-            await asyncio.gather(*(worker() for _ in range(workers)))
+        finished = asyncio.Event()
+        background = asyncio.create_task(self._commit_meanwhile(finished))
+        try:
+            if workers == 1:
+                await worker()
+            elif workers > 1:
+                await asyncio.gather(*(worker() for _ in range(workers)))
+        finally:
+            finished.set()
+            await background
         ordered = {n: results[n] for c in ctx.clusters for n in c if n in results}
         out = ctx.with_turn_results(ordered)
         unfinished = [n for c in ctx.clusters for n in c
                       if n not in results and n not in ctx.already_done]
         return out.with_stopped() if unfinished and engine.stop_requested else out
+
+    async def _commit_meanwhile(self, finished: asyncio.Event) -> None:
+        """Commit finished turns every `max_delay` while the workers wait on minds."""
+        committer = self.engine.committer
+        while not finished.is_set():
+            try:
+                await asyncio.wait_for(finished.wait(), committer.max_delay or 0.05)
+            except TimeoutError:
+                pass
+            if not finished.is_set():
+                await committer.maybe_commit()
