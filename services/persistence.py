@@ -145,16 +145,13 @@ async def write_capture(cap: Capture, uow: UnitOfWork) -> int:
     for sid in sorted(cap.structures_saved):
         await uow.world.save_structure(cap.structures_saved[sid])
     written += len(cap.structures_deleted) + len(cap.structures_saved)
-    for cid in sorted(cap.conversations):
-        conv, tick = cap.conversations[cid]
-        await uow.conversations.save_conversation(conv, tick)
+    await uow.conversations.save_conversations(
+        [cap.conversations[cid] for cid in sorted(cap.conversations)]
+    )
     written += len(cap.conversations)
-    for turn in cap.turns:
-        await uow.conversations.add_turn(turn)
-    for invitation in cap.invitations:
-        await uow.conversations.add_invitation(invitation)
-    for invitation, status in cap.invitation_updates:
-        await uow.conversations.set_invitation_status(invitation, status)
+    await uow.conversations.add_turns(cap.turns)
+    await uow.conversations.add_invitations(cap.invitations)
+    await uow.conversations.set_invitation_statuses(cap.invitation_updates)
     written += len(cap.turns) + len(cap.invitations) + len(cap.invitation_updates)
     if cap.spent:
         await uow.world.set_spent_many(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.conversation import (
@@ -64,6 +65,64 @@ class ConversationRepository(Repository):
                     (conv.id, name, at),
                 )
 
+    async def save_conversations(self, convs: Sequence[tuple[Conversation, int]]) -> None:
+        """`save_conversation` for many at once, in a handful of statements.
+
+        A busy tick changes a hundred conversations; one round trip per row (and a
+        query for each one's members) cost more than all the turns that made them.
+        Each pair is (conversation, tick of the change), applied in the order given.
+        """
+        if not convs:
+            return
+        async with self.db.transaction():
+            await self.db.executemany(
+                """
+                INSERT INTO conversations (id, privacy, created_by, started_tick, ended_tick)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET privacy = excluded.privacy,
+                    created_by = excluded.created_by, started_tick = excluded.started_tick,
+                    ended_tick = excluded.ended_tick
+                """,
+                [(c.id, c.privacy.value, c.created_by, c.started_tick, c.ended_tick)
+                 for c, _ in convs],
+            )
+            current: dict[str, set[str]] = {c.id: set() for c, _ in convs}
+            ids = list(current)
+            for start in range(0, len(ids), _IN_CHUNK):
+                chunk = ids[start:start + _IN_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = await self.db.fetchall(
+                    "SELECT conversation_id, agent_name FROM conversation_participants "
+                    f"WHERE left_tick IS NULL AND conversation_id IN ({marks})",
+                    chunk,
+                )
+                for cid, name in rows:
+                    current[cid].add(name)
+            left, joined = [], []
+            for conv, tick in convs:
+                at = conv.started_tick if tick is None else tick
+                now = current[conv.id]
+                left.extend((at, conv.id, n) for n in sorted(now - conv.participants))
+                joined.extend((conv.id, n, at) for n in sorted(conv.participants - now))
+                current[conv.id] = set(conv.participants)
+            if left:
+                await self.db.executemany(
+                    "UPDATE conversation_participants SET left_tick = ? "
+                    "WHERE conversation_id = ? AND agent_name = ?",
+                    left,
+                )
+            if joined:
+                await self.db.executemany(
+                    """
+                    INSERT INTO conversation_participants
+                        (conversation_id, agent_name, joined_tick, left_tick)
+                    VALUES (?, ?, ?, NULL)
+                    ON CONFLICT (conversation_id, agent_name)
+                    DO UPDATE SET joined_tick = excluded.joined_tick, left_tick = NULL
+                    """,
+                    joined,
+                )
+
     async def _current_participants(self, conv_id: ConversationId) -> list[AgentName]:
         rows = await self.db.fetchall(
             "SELECT agent_name FROM conversation_participants "
@@ -124,6 +183,17 @@ class ConversationRepository(Repository):
             )
         return StoredTurn(turn_id, turn)
 
+    async def add_turns(self, turns: Sequence[ConversationTurn]) -> None:
+        """Append many turns in one statement; their ids follow the order given."""
+        if not turns:
+            return
+        async with self.db.transaction():
+            await self.db.executemany(
+                "INSERT INTO conversation_turns (conversation_id, speaker, message, tick) "
+                "VALUES (?, ?, ?, ?)",
+                [(t.conversation_id, t.speaker, t.message, t.tick) for t in turns],
+            )
+
     async def get_turns(
         self, conv_id: ConversationId, after_id: int = 0, limit: int | None = None
     ) -> list[StoredTurn]:
@@ -162,6 +232,35 @@ class ConversationRepository(Repository):
                 """,
                 (inv.inviter, inv.invitee, inv.privacy.value, inv.created_tick,
                  inv.expires_at_tick, inv.status.value, inv.conversation_id),
+            )
+
+    async def add_invitations(self, invitations: Sequence[Invitation]) -> None:
+        """Insert many invitations in one statement, in the order given."""
+        if not invitations:
+            return
+        async with self.db.transaction():
+            await self.db.executemany(
+                """
+                INSERT INTO invitations (inviter, invitee, privacy, created_tick,
+                                         expires_at_tick, status, conversation_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [(i.inviter, i.invitee, i.privacy.value, i.created_tick, i.expires_at_tick,
+                  i.status.value, i.conversation_id) for i in invitations],
+            )
+
+    async def set_invitation_statuses(
+        self, updates: Sequence[tuple[Invitation, InvitationStatus]]
+    ) -> None:
+        """`set_invitation_status` for many, applied in order (no longer pending: skipped)."""
+        if not updates:
+            return
+        async with self.db.transaction():
+            await self.db.executemany(
+                "UPDATE invitations SET status = ? WHERE inviter = ? AND invitee = ? "
+                "AND created_tick = ? AND status = 'pending'",
+                [(InvitationStatus(s).value, i.inviter, i.invitee, i.created_tick)
+                 for i, s in updates],
             )
 
     async def get_pending_invitation(self, invitee: AgentName) -> Invitation | None:
@@ -204,6 +303,9 @@ class ConversationRepository(Repository):
             )
         return [_invitation(r).with_status(InvitationStatus.EXPIRED) for r in rows]
 
+
+_IN_CHUNK = 500
+"""Ids per `IN (...)` list, far below SQLite's limit on bound parameters."""
 
 _INVITE_SELECT = (
     "SELECT inviter, invitee, privacy, created_tick, status, conversation_id FROM invitations"

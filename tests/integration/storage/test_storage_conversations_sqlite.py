@@ -228,3 +228,42 @@ async def test_invitations_expire_two_ticks_after_creation(storage: Storage) -> 
     assert await storage.conversations.expire_invitations(100) == []
     rows = await storage.db.fetchall("SELECT inviter, status FROM invitations ORDER BY id")
     assert rows == [("Ash", "expired"), ("Cedar", "expired"), ("Dune", "declined")]
+
+
+# --- many at once (the engine's group commit) ----------------------------------------------
+
+
+async def test_saving_many_conversations_reconciles_each_one(storage: Storage) -> None:
+    await storage.conversations.save_conversation(_conv(C1, ASH, BIRCH, CEDAR))
+    later = _conv(C1, ASH, BIRCH, CEDAR).without_participant(BIRCH).with_participant(DUNE)
+    fresh = _conv(C2, BIRCH, DUNE, tick=13)
+
+    await storage.conversations.save_conversations([(later, 12), (fresh, 13)])
+
+    assert await _membership(storage, C1) == {
+        "Ash": (10, None), "Birch": (10, 12), "Cedar": (10, None), "Dune": (12, None),
+    }
+    assert await _membership(storage, C2) == {"Birch": (13, None), "Dune": (13, None)}
+    assert await storage.conversations.get_conversation(C1) == later
+    assert await storage.conversations.get_conversation(C2) == fresh
+
+
+async def test_many_turns_keep_their_order(storage: Storage) -> None:
+    await storage.conversations.save_conversations([(_conv(C1), 10)])
+    said = [ConversationTurn(C1, ASH if i % 2 else BIRCH, f"line {i}", 10 + i) for i in range(5)]
+    await storage.conversations.add_turns(said)
+    stored = await storage.conversations.get_turns(C1)
+    assert [s.turn for s in stored] == said
+    assert [s.id for s in stored] == sorted(s.id for s in stored)
+
+
+async def test_many_invitations_then_their_answers(storage: Storage) -> None:
+    first = Invitation(ASH, BIRCH, Privacy.PRIVATE, created_tick=7)
+    second = Invitation(CEDAR, DUNE, Privacy.PUBLIC, created_tick=7)
+    await storage.conversations.add_invitations([first, second])
+    await storage.conversations.set_invitation_statuses([
+        (first, InvitationStatus.ACCEPTED), (first, InvitationStatus.DECLINED),
+    ])
+    rows = await storage.db.fetchall("SELECT inviter, status FROM invitations ORDER BY id")
+    # The second answer found it no longer pending, as one at a time would.
+    assert rows == [("Ash", "accepted"), ("Cedar", "pending")]
