@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.agent import Inventory
 from core.events import DomainEvent
 from services.changes import ChangeSet
 from services.persistence import Capture, capture, write_capture
@@ -74,8 +75,16 @@ class TurnCommitter:
         self._oldest = 0.0
         self._committing = False
         self.commits = 0
+        self._inventories: dict[str, Inventory] = {}
+        """Each agent's inventory as last committed (only this committer writes agents
+        while the engine runs), so an unchanged one is not written again."""
         self.on_commit: Callable[[Sequence[TurnRow]], None] | None = None
         """Told which turns just became durable (the engine drops their file undo logs)."""
+
+    @property
+    def committing(self) -> bool:
+        """A batch is being written right now."""
+        return self._committing
 
     @property
     def pending(self) -> int:
@@ -86,15 +95,16 @@ class TurnCommitter:
             self._oldest = time.perf_counter()
         self._queue.append(write)
 
-    async def maybe_commit(self) -> None:
-        """Commit if the batch is full or its oldest turn has waited long enough.
+    async def maybe_commit(self, *, now: bool = False) -> None:
+        """Commit if asked to `now`, the batch is full, or its oldest turn has waited
+        long enough.
 
         While one commit is being written, other workers carry on with turns rather
         than queue up behind it: their turns go into the next batch.
         """
         if self._committing or not self._queue:
             return
-        if (len(self._queue) >= self.batch_turns
+        if (now or len(self._queue) >= self.batch_turns
                 or time.perf_counter() - self._oldest >= self.max_delay):
             self._committing = True
             try:
@@ -149,7 +159,7 @@ class TurnCommitter:
         finish: bool = False,
     ) -> None:
         async with self.storage.unit_of_work() as uow:
-            await write_capture(cap, uow)
+            await write_capture(cap, uow, inventories=self._inventories)
             first_seq = await uow.engine.next_event_seq()
             await uow.engine.add_events(events)
             await uow.engine.save_turns(turns)
@@ -160,6 +170,8 @@ class TurnCommitter:
                 await uow.engine.clear_progress()
             await uow.commit()
         self.commits += 1
+        for name, agent in cap.agents.items():
+            self._inventories[name] = agent.inventory
         self.mirror.append(first_seq, events)
         if self.on_commit is not None and turns:
             self.on_commit(turns)

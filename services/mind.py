@@ -93,6 +93,13 @@ class Mind(Protocol):
     kind: str
     """A short name stored with each turn, like "offline" or "claude"."""
 
+    # Optional attributes the engine reads with getattr (a mind may leave them out):
+    #   reads_text: bool = True. False: it reads only the Perception's structured
+    #     fields, so the grid view and narrative need not be written for it.
+    #   answers_at_once: bool = False. True: its turns never wait on anything
+    #     outside the process (the offline mind); the engine then runs such turns one
+    #     after another, in schedule order, instead of overlapping them.
+
     def begin(self, start: TurnStart) -> MindTurn: ...
 
     def get_state(self, agent: AgentName) -> Mapping[str, Any]:

@@ -10,11 +10,11 @@ work, so a batch of turns costs one transaction, not one per turn.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.agent import Agent
+from core.agent import Agent, Inventory
 from core.conversation import Conversation, ConversationTurn, Invitation, InvitationStatus
 from core.objects import WorldObject
 from core.places import NamedPlace
@@ -117,8 +117,14 @@ def capture(sim: Simulation, changes: ChangeSet, spent: Iterable[Position] = ())
     return out
 
 
-async def write_capture(cap: Capture, uow: UnitOfWork) -> int:
-    """Write a capture inside an open unit of work; returns how many rows it touched."""
+async def write_capture(
+    cap: Capture, uow: UnitOfWork, *, inventories: Mapping[str, Inventory] | None = None
+) -> int:
+    """Write a capture inside an open unit of work; returns how many rows it touched.
+
+    `inventories`, if given, holds the inventory last committed for each agent:
+    an agent still carrying that very object keeps its inventory rows as they are.
+    """
     written = 0
     if cap.world_state is not None:
         await uow.world.save_world_state(cap.world_state)
@@ -130,7 +136,12 @@ async def write_capture(cap: Capture, uow: UnitOfWork) -> int:
         await uow.world.set_edge_materials(x, y, side, materials)
     written += len(cap.edges)
     if cap.agents:
-        await uow.agents.save_agents([cap.agents[n] for n in sorted(cap.agents)])
+        stored = () if inventories is None else {
+            n for n, a in cap.agents.items() if inventories.get(n) is a.inventory
+        }
+        await uow.agents.save_agents(
+            [cap.agents[n] for n in sorted(cap.agents)], inventory_stored=stored
+        )
         written += len(cap.agents)
     for oid in sorted(cap.objects_deleted):
         await uow.objects.delete_object(oid)

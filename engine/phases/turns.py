@@ -13,13 +13,22 @@ if TYPE_CHECKING:
     from engine.engine import HearthEngine
 
 
+YIELD_EVERY = 8
+"""Agents a worker passes between steps aside for the commit task (see `_step_aside`)."""
+
+STREAM_TURNS = 32
+"""Finished turns that start a commit at once when none is being written: while
+the turns run, the database thread keeps writing the ones before, and little is
+left for the commit phase."""
+
+
 class AgentTurnPhase(BasePhase):
     # Commits run in a task of their own, never inside a worker: a worker that
     # awaited a commit would let the others run ahead, and which turns ran first
-    # would then depend on how fast the disk was. A mind that answers at once (the
-    # offline mind) never yields, so its turns run in schedule order and are all
-    # committed by the commit phase; a language model's turns yield while waiting
-    # for replies, and the background task commits the finished ones meanwhile.
+    # would then depend on how fast the disk was. Workers step aside for that task
+    # only at fixed points (`_step_aside`), so with minds that answer at once the
+    # order of turns is the same on every run and on every resume; a language
+    # model's turns also yield while waiting for replies.
     """Each cluster is worked through in order by one of at most N workers.
 
     Agents in one cluster are close enough to see each other, so they act in turn
@@ -41,21 +50,34 @@ class AgentTurnPhase(BasePhase):
         pending.reverse()  # pop() from the end takes clusters in schedule order
         results: dict[AgentName, TurnResult] = {}
 
+        committer = engine.committer
+        finished, batch_ready = asyncio.Event(), asyncio.Event()
+
+        names = [n for c in pending for n in c if n not in ctx.already_done]
+        alone = all(getattr(engine.mind_for(n), "answers_at_once", False) for n in names)
+
         async def worker() -> None:
+            passed = 0
             while pending and not engine.stop_requested:
                 cluster = pending.pop()
                 for name in cluster:
                     if engine.stop_requested:
                         return
-                    if name in ctx.already_done:
-                        continue
-                    result = await engine.run_agent_turn(name, ctx.tick)
-                    if result is not None:
-                        results[name] = result
+                    if name not in ctx.already_done:
+                        result = await engine.run_agent_turn(name, ctx.tick)
+                        if result is not None:
+                            results[name] = result
+                    passed += 1
+                    if alone:
+                        await self._step_aside_if_writing(batch_ready)
+                    elif passed % YIELD_EVERY == 0:
+                        await self._step_aside(batch_ready)
 
-        workers = min(len(pending), engine.config.settings.scheduling.max_concurrent_clusters)
-        finished = asyncio.Event()
-        background = asyncio.create_task(self._commit_meanwhile(finished))
+        # Minds that answer at once gain nothing from overlapping turns: one worker
+        # takes every cluster in schedule order, whatever the commit task does.
+        workers = 1 if alone and pending else min(
+            len(pending), engine.config.settings.scheduling.max_concurrent_clusters)
+        background = asyncio.create_task(self._commit_meanwhile(finished, batch_ready))
         try:
             if workers == 1:
                 await worker()
@@ -63,6 +85,7 @@ class AgentTurnPhase(BasePhase):
                 await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
             finished.set()
+            batch_ready.set()
             await background
         ordered = {n: results[n] for c in ctx.clusters for n in c if n in results}
         out = ctx.with_turn_results(ordered)
@@ -70,13 +93,44 @@ class AgentTurnPhase(BasePhase):
                       if n not in results and n not in ctx.already_done]
         return out.with_stopped() if unfinished and engine.stop_requested else out
 
-    async def _commit_meanwhile(self, finished: asyncio.Event) -> None:
-        """Commit finished turns every `max_delay` while the workers wait on minds."""
+    async def _step_aside(self, batch_ready: asyncio.Event) -> None:
+        """Let the commit task run between turns.
+
+        A mind that answers at once never yields on its own, so without this the
+        whole tick would be written at its end. Stepping aside lets the commit hand
+        its next statement to the database thread, which writes (outside the GIL)
+        while the turns go on. The step is taken after a fixed count of agents
+        passed, whether they acted or had already acted before a crash, so the
+        order in which workers take turns never depends on how fast the disk is.
+        """
+        committer = self.engine.committer
+        if not committer.committing and committer.pending >= STREAM_TURNS:
+            batch_ready.set()
+        await asyncio.sleep(0)
+
+    async def _step_aside_if_writing(self, batch_ready: asyncio.Event) -> None:
+        """`_step_aside` when it helps: while a commit is being written (its next
+        statement waits for the loop) or a batch is ready to start one. Safe only
+        with a single worker, whose order of turns no step aside can change."""
+        committer = self.engine.committer
+        if committer.committing:
+            await asyncio.sleep(0)
+        elif committer.pending >= STREAM_TURNS:
+            batch_ready.set()
+            await asyncio.sleep(0)
+
+    async def _commit_meanwhile(self, finished: asyncio.Event, batch_ready: asyncio.Event) -> None:
+        """Commit finished turns while the workers go on: when a worker says a batch is
+        full, or every `max_delay` (a language model's turns wait on replies)."""
         committer = self.engine.committer
         while not finished.is_set():
+            ready = False
             try:
-                await asyncio.wait_for(finished.wait(), committer.max_delay or 0.05)
+                await asyncio.wait_for(batch_ready.wait(), committer.max_delay or 0.05)
+                ready = True
             except TimeoutError:
                 pass
-            if not finished.is_set():
-                await committer.maybe_commit()
+            batch_ready.clear()
+            if finished.is_set():
+                break
+            await committer.maybe_commit(now=ready)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from core.agent import Agent, Inventory, Journey
 from core.objects import Item
@@ -33,7 +33,7 @@ _UPSERT_AGENT = f"""
 
 
 def _agent_row(agent: Agent) -> tuple:
-    journey = None if agent.journey is None else dumps(_encode_journey(agent.journey))
+    journey = None if agent.journey is None else _journey_text(agent.journey)
     return (
         agent.name,
         agent.model_id,
@@ -55,29 +55,37 @@ class AgentRepository(Repository):
             await self.db.execute(_UPSERT_AGENT, _agent_row(agent))
             await self.save_inventory(agent.name, agent.inventory)
 
-    async def save_agents(self, agents: Sequence[Agent]) -> None:
+    async def save_agents(
+        self, agents: Sequence[Agent], *, inventory_stored: Collection[str] = ()
+    ) -> None:
         """Insert or replace many agents and their inventories in a handful of statements.
 
         The engine's commit writes every agent that acted in a batch of turns here:
-        one executemany per table instead of five round trips per agent.
+        one executemany per table instead of five round trips per agent. Agents
+        named in `inventory_stored` have exactly their inventory in the database
+        already (the caller knows: it committed it), so it is not rewritten; most
+        turns and every journey step change where an agent is, not what it carries.
         """
         if not agents:
             return
-        names = [(a.name,) for a in agents]
+        holders = [a for a in agents if a.name not in inventory_stored]
+        names = [(a.name,) for a in holders]
         async with self.db.transaction():
             await self.db.executemany(_UPSERT_AGENT, [_agent_row(a) for a in agents])
+            if not holders:
+                return
             await self.db.executemany("DELETE FROM inventory_stacks WHERE agent_name = ?", names)
             await self.db.executemany("DELETE FROM inventory_items WHERE agent_name = ?", names)
             await self.db.executemany(
                 "INSERT INTO inventory_stacks (agent_name, resource, quantity) VALUES (?, ?, ?)",
-                [(a.name, res, qty) for a in agents for res, qty in a.inventory.stacks.items()],
+                [(a.name, res, qty) for a in holders for res, qty in a.inventory.stacks.items()],
             )
             await self.db.executemany(
                 "INSERT INTO inventory_items (id, agent_name, slot, item_type, properties) "
                 "VALUES (?, ?, ?, ?, ?)",
                 [
                     (item.id, a.name, slot, item.item_type, dumps(list(item.properties)))
-                    for a in agents
+                    for a in holders
                     for slot, item in enumerate(a.inventory.items)
                 ],
             )
@@ -157,12 +165,24 @@ class AgentRepository(Repository):
         return await self._count("agents")
 
 
-def _encode_journey(journey: Journey) -> dict:
-    return {
-        "destination": encode_position(journey.destination),
-        "path": [encode_position(p) for p in journey.path],
-        "progress": journey.progress,
-    }
+_PATHS: dict[int, tuple[tuple[Position, ...], str]] = {}
+"""id(path) -> (path, its JSON): a journey keeps one path tuple from start to end,
+and is saved at every step, so the path is encoded once rather than every tick."""
+_PATHS_KEPT = 8192
+
+
+def _journey_text(journey: Journey) -> str:
+    """The journey as canonical JSON (destination, path as [x, y] pairs, progress),
+    without encoding the path again at every step."""
+    path = journey.path
+    cached = _PATHS.get(id(path))
+    if cached is None or cached[0] is not path:
+        if len(_PATHS) >= _PATHS_KEPT:
+            _PATHS.clear()
+        cached = _PATHS[id(path)] = (path, dumps([encode_position(p) for p in path]))
+    dest = journey.destination
+    return (f'{{"destination":[{dest.x},{dest.y}],"path":{cached[1]},'
+            f'"progress":{journey.progress}}}')
 
 
 def _decode_journey(raw: dict) -> Journey:

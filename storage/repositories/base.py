@@ -16,8 +16,12 @@ from storage.database import Database
 from storage.schema import HEARTH_TABLES
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""Made once: `json.dumps` with options builds a new encoder on every call."""
+
+
 def dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 def loads(text: str | None) -> Any:

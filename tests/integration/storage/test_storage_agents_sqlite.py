@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import tempfile
 from collections.abc import Callable
@@ -282,3 +283,31 @@ def test_any_agent_round_trips_through_a_fresh_file(
     singles, everyone = asyncio.run(_save_and_load([agent, replaced]))
     assert singles == [replaced, replaced]
     assert everyone == [replaced]
+
+
+async def test_an_inventory_the_caller_says_is_stored_is_left_alone(storage: Storage) -> None:
+    ember = _ember()
+    await storage.agents.save_agents([ember])
+    # Moved, carrying the same things: the caller vouches for the stored inventory.
+    moved = ember.with_position(Position(3, 4))
+    await storage.db.execute("DELETE FROM inventory_items WHERE agent_name = 'Ember'")
+    await storage.agents.save_agents([moved], inventory_stored={"Ember"})
+    assert await _inventory_rows(storage, "Ember") == (3, 0)  # untouched, not rewritten
+    assert (await storage.agents.get_agent(AgentName("Ember"))).position == Position(3, 4)
+
+    await storage.agents.save_agents([moved])  # no such word: written in full
+    assert await storage.agents.get_agent(AgentName("Ember")) == moved
+
+
+async def test_a_journey_is_stored_as_canonical_json_at_every_step(storage: Storage) -> None:
+    journey = _journey()
+    for step in (journey, journey.advanced()):
+        await storage.agents.save_agents([_plain("Ash", 3, 3).with_journey(step)])
+        (text,) = await storage.db.fetchone("SELECT journey FROM agents WHERE name = 'Ash'")
+        expected = json.dumps(
+            {"destination": [3, 4], "path": [[p.x, p.y] for p in step.path],
+             "progress": step.progress},
+            sort_keys=True, separators=(",", ":"),
+        )
+        assert text == expected
+        assert (await storage.agents.get_agent(AgentName("Ash"))).journey == step
