@@ -76,25 +76,32 @@ working inventory (`inv`) and the view of the cells."""
         return able
 
     def _make(self, *, only_here: bool = False) -> WorkScript:
-        """Gather, craft and build, as far as materials and the turn allow. True: did some."""
+        """One step of making: build, convert, gather or experiment, whichever is due first.
+
+        One call a turn (a second only when the first failed, so the turn is not wasted):
+        each call costs the world work, and the next turn comes soon enough. With nothing
+        to gather beside it, it goes toward the nearest wanted resource in view, unless
+        `only_here`. True: it did (or set out to do) something.
+        """
         costs = self.persona.costs
-        experiments = 0
-        for rounds in range(self.limit + 1):  # every round but the last yields a call
+        for _ in range(2):
             if self.home is None:
                 conversion = self._conversion()
                 if conversion is not None:
-                    yield conversion
-                    yield from self._tell_discovery()
+                    if ok((yield conversion)):
+                        yield from self._tell_discovery()
+                        return True
                     continue
                 if (costs.shelter_affordable(self.inv) and self._good_spot()
                         and not self._refused("build_shelter", {})):
                     if ok((yield "build_shelter", {})):
                         yield from self._after_home()
-                        continue
-                elif (yield from self._windbreak()):
+                        return True
                     continue
+                if (yield from self._windbreak()):
+                    return True
             elif (yield from self._maybe_wall()):
-                continue
+                return True
             wanted = self._wanted()
             if wanted:
                 here = (self.x, self.y)
@@ -102,26 +109,40 @@ working inventory (`inv`) and the view of the cells."""
                 if found is not None:
                     gx, gy = found[1]
                     direction = toward(gx - self.x, gy - self.y)[0] if found[0] else "down"
-                    if found[0] == 0 or (self.x, self.y, direction) not in self.blocked:
-                        yield "gather", {"direction": direction}
+                    if found[0] and (self.x, self.y, direction) in self.blocked:
+                        self.spent.add(found[1])  # behind a wall from here: as good as spent
                         continue
-                    self.spent.add(found[1])  # behind a wall from here: as good as spent
+                    if ok((yield "gather", {"direction": direction})):
+                        return True
                     continue
                 if not only_here:
                     found = self.view.nearest(here, wanted, self.spent)
-                    step = None if found is None else self._step_toward(*found[1])
-                    if step is not None:
-                        yield "walk", {"direction": step}
-                        continue
-            if experiments < 2 and self.rng.chance(0.1 + 0.5 * self.traits.maker):
+                    if found is not None and (yield from self._move(found[1], free=True)):
+                        return True
+            if self.rng.chance(0.1 + 0.5 * self.traits.maker):
                 trial = self._experiment()
                 if trial is not None:
-                    experiments += 1
                     yield trial
                     yield from self._tell_discovery()
-                    continue
-            return rounds > 0
-        return True
+                    return True
+            return False
+        return False
+
+    def _at_hand(self) -> float:
+        """How much making there is to do right here: 3 when its shelter can go up on this
+        spot, 1 for something to convert or a wanted resource beside it, else 0.
+
+        Added to the weight of making, so a start is followed through over the next
+        turns instead of wandered away from (one call a turn makes that matter)."""
+        if self.home is None:
+            if self.persona.costs.shelter_affordable(self.inv) and self._good_spot():
+                return 3.0
+            if self._conversion() is not None:
+                return 1.0
+        wanted = self._wanted()
+        if wanted and self.view.beside((self.x, self.y), wanted, self.spent) is not None:
+            return 1.0
+        return 0.0
 
     def _conversion(self) -> Spec | None:
         """Split wood into planks (break stone, shape clay) while short of a shelter's worth."""
@@ -219,14 +240,16 @@ working inventory (`inv`) and the view of the cells."""
             yield "append_file", {"path": "discoveries.md",
                                   "text": words.discovery_entry(key, output, quantity)}
 
-    def _leave_shelter_if_trapped(self) -> Script:
-        """In its own shelter with the door on ground it cannot walk: open a wall elsewhere."""
+    def _leave_shelter_if_trapped(self) -> WorkScript:
+        """In its own shelter with the door on ground it cannot walk: open a wall elsewhere.
+        True: it did."""
         view = self.view
         if (self.x, self.y) != self.home or view.can_enter(self.x, self.y + 1) is not False:
-            return
+            return False
         for direction in ("north", "east", "west"):
             dx, dy = DELTA[direction]
             if view.can_enter(self.x + dx, self.y + dy):
                 self.focus = "unwall"
                 yield "remove_wall", {"direction": direction}
-                return
+                return True
+        return False

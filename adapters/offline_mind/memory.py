@@ -87,6 +87,8 @@ FIELDS: tuple[Field, ...] = (
           "alone): a haunt shared with someone stays."),
 )
 NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
+_SHAPES = tuple((f.name, f.default, f.shape) for f in FIELDS)
+_NOTHING = (object(),) * len(FIELDS)
 DEFAULTS: tuple[Any, ...] = tuple(f.default for f in FIELDS)
 
 
@@ -122,17 +124,32 @@ class Memory:
         merged.update(values)
         return Memory.of(**merged)
 
-    def to_state(self) -> dict[str, Any]:
-        """Plain JSON values (lists, not tuples), equal after json.dumps/loads."""
+    def to_state(self, before: tuple[Memory, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """Plain JSON values (lists, not tuples), equal after json.dumps/loads.
+
+        Fields at their default are left out (`from_state` restores them), so the
+        state stored with every turn stays small. `before`, an earlier memory and
+        the state it gave, lets fields that did not change reuse their JSON values:
+        most turns change one or two fields of twenty-three.
+        """
         state: dict[str, Any] = {"v": STATE_VERSION}
-        for f, value in zip(FIELDS, self.values, strict=True):
-            shape = f.shape
-            if shape == "value" or value is None:
-                state[f.name] = value
+        if before is not None:
+            old_values, old_state = before[0].values, before[1]
+        else:
+            old_values, old_state = _NOTHING, {}
+        rows = zip(_SHAPES, self.values, old_values, strict=True)
+        for (name, default, shape), value, old in rows:
+            if value is old:
+                if name in old_state:
+                    state[name] = old_state[name]
+            elif value is default or value == default:
+                continue
+            elif shape == "value" or value is None:
+                state[name] = value
             elif shape == "rows":
-                state[f.name] = [list(row) for row in value]
+                state[name] = [list(row) for row in value]
             else:
-                state[f.name] = list(value)
+                state[name] = list(value)
         return state
 
     @classmethod

@@ -34,6 +34,8 @@ class OfflineMind:
 
     kind = "offline"
     reads_text = False
+    answers_at_once = True
+    """Its turns never wait on anything outside the process."""
     """It reads the Perception's structured fields only, so the engine need not write the
     prose ones (grid view, narrative) for it."""
 
@@ -73,14 +75,15 @@ class OfflineMind:
     def get_state(self, agent: AgentName | str) -> dict[str, Any]:
         """The agent's memory as JSON values: a fresh top-level dict each call.
 
-        Built once per memory value (turns that change nothing cost nothing here); the
-        nested lists are shared between calls, so treat them as read-only.
+        Built once per memory value (turns that change nothing cost nothing here), from
+        the previous one (fields that did not change are not converted again); the nested
+        lists are shared between calls, so treat them as read-only.
         """
         name = str(agent)
         memory = self._memory.get(name, _BLANK)
         cached = self._states.get(name)
         if cached is None or cached[0] is not memory:
-            cached = (memory, memory.to_state())
+            cached = (memory, memory.to_state(cached))
             self._states[name] = cached
         return dict(cached[1])
 

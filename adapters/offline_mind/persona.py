@@ -28,16 +28,33 @@ class Costs:
         object.__setattr__(self, "door_materials", tuple(self.door_materials))
 
     def shelter_affordable(self, inventory: dict[str, int]) -> bool:
-        """Whether four walls and a door can be paid, choosing as the world does."""
-        left = dict(inventory)
-        for _ in range(4):
-            material = next((m for m in self.wall_materials
-                             if self.wall_cost == 0 or left.get(m, 0) >= self.wall_cost), None)
-            if material is None:
-                return False
-            left[material] = left.get(material, 0) - self.wall_cost
-        return self.door_cost == 0 or any(left.get(m, 0) >= self.door_cost
-                                          for m in self.door_materials)
+        """Whether four walls and a door can be paid, choosing as the world does.
+
+        Asked on most daytime turns, so it counts instead of paying on a copy: the world
+        takes each wall from the first material there is enough of, which uses
+        `count // cost` walls of each material in order.
+        """
+        cost, door = self.wall_cost, self.door_cost
+        if cost == 0:
+            walls_left, spent = 0, None
+        else:
+            walls_left, spent = 4, {}
+            for m in self.wall_materials:
+                have = inventory.get(m, 0)
+                if have >= cost:
+                    used = min(walls_left, have // cost)
+                    spent[m] = used * cost
+                    walls_left -= used
+                    if not walls_left:
+                        break
+        if walls_left:
+            return False
+        if door == 0:
+            return True
+        for m in self.door_materials:
+            if inventory.get(m, 0) - (spent.get(m, 0) if spent else 0) >= door:
+                return True
+        return False
 
     def pay_wall(self, inventory: dict[str, int], material: str | None) -> None:
         """Take a wall's material out of a working inventory (the world chose `material`)."""

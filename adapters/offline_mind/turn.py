@@ -117,7 +117,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
     __slots__ = (
         "persona", "traits", "p", "tick", "limit", "rng", "mem", "commit_to", "allowed",
         "x", "y", "inv", "count", "refused", "blocked", "spent", "last", "log", "focus",
-        "reason", "ended", "_view", "fresh_discovery", "script", "started", "_able", "detour",
+        "reason", "ended", "_view", "fresh_discovery", "script", "started", "_able",
         *_MEMORY_FIELDS,
     )
 
@@ -154,8 +154,6 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         self.ended = False
         self._view: View | None = None
         self.fresh_discovery: tuple[str, str, int] | None = None
-        self.detour: tuple[list[str], Pos] | None = None
-        """Steps planned round an obstacle, and the goal they lead toward."""
         self.script = self._script()
         self.started = False
 
@@ -277,9 +275,11 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             position = data.get("position")
             if isinstance(position, list | tuple) and len(position) == 2:
                 self.x, self.y = int(position[0]), int(position[1])
-            elif name == "walk":
+            elif name == "walk":  # no position reported: it went as far as it asked
                 dx, dy = DELTA.get(str(args.get("direction")), (0, 0))
-                self.x, self.y = self.x + dx, self.y + dy
+                steps = data.get("steps", args.get("steps", 1))
+                steps = steps if isinstance(steps, int) else 1
+                self.x, self.y = self.x + dx * steps, self.y + dy * steps
         elif name == "gather":
             resource, quantity = data.get("resource"), data.get("quantity", 1)
             if isinstance(resource, str) and isinstance(quantity, int):
@@ -503,7 +503,9 @@ class OfflineTurn(Talking, Writing, Making, Walking):
     def _remember_landmarks(self) -> None:
         """Note landmarks on the horizon; the one nearest where it woke becomes its haunt."""
         known = self.marks
-        fresh = [m for m in self.p.landmarks if all(m.name != k[0] for k in known)]
+        # A set, not a scan per landmark: a crowded horizon holds dozens of landmarks.
+        names = {k[0] for k in known}
+        fresh = [m for m in self.p.landmarks if m.name not in names]
         if not fresh:
             return
         for mark in fresh:
@@ -537,7 +539,9 @@ class OfflineTurn(Talking, Writing, Making, Walking):
     def _night(self) -> Script:
         home = self.home
         if home is not None and 0 < self._dist(home) <= NIGHT_WALK_HOME:
-            yield from self._roam(self.persona.max_steps, goal=home, arrive=0)
+            # Home is near: go there (a journey; it sleeps when it gets there).
+            if (yield from self._move(home, arrive=0)):
+                return
         day = day_of(self.p)
         if (self._has_files() and self.journal_day < day
                 and self.rng.chance(self.persona.journal_chance)):
@@ -549,16 +553,21 @@ class OfflineTurn(Talking, Writing, Making, Walking):
     # ------------------------------------------------------------------ day
 
     def _daytime(self) -> Script:
+        """One thing this turn (see the module docstring): what is at hand, the way home at
+        dusk, or what its traits and needs pick: making, roaming or writing."""
         traits, rng, p = self.traits, self.rng, self.p
-        yield from self._here()
-        if p.inside_structure:
-            yield from self._leave_shelter_if_trapped()
+        if (yield from self._here()):
+            return
+        if p.inside_structure and (yield from self._leave_shelter_if_trapped()):
+            return
         if p.period == "evening" and self.haunt:
             # Dusk: back to the landmark it haunts, where others who haunt it gather too.
             place = self.anchor
             if self._dist(place) > 1:
                 self.focus = "homeward"
-                yield from self._roam(self.persona.max_steps, goal=place)
+                name = self.haunt if self.home is None or place != self.home else ""
+                if (yield from self._move(place, place=name)):
+                    return
             yield from self._make(only_here=True)
             return
         has_home = self.home is not None
@@ -567,26 +576,26 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             make *= 2  # days go by without a roof: time to see to one
         elif not self.haunt and (has_home or self._shelter_units() >= SHELTER_UNITS):
             make *= 0.4  # enough in hand; finding its place matters more now
+        at_hand = self._at_hand()
+        make += at_hand
         roam = 0.25 + 0.75 * traits.explorer
         write = 0.1 + 0.5 * traits.writer
         if self.target is not None or self._chasing() is not None:
             roam += 0.5
         elif not self.haunt:
             roam += 1.0  # still looking for a landmark to make its own
-        pick = rng.random() * (make + roam + write)
+        # A shelter that can go up right here always does: it is what the days lead to.
+        pick = -1.0 if at_hand >= 3 else rng.random() * (make + roam + write)
         if pick < make:
             self.focus = "make"
-            busy = yield from self._make()
-            # Nothing to work with here: walk on, past its usual range, and look for it.
-            yield from self._roam(rng.between(1, 3) if busy else self.persona.max_steps,
-                                  free=not busy)
+            if not (yield from self._make()):
+                # Nothing to work with here: go on, past its usual range, and look for it.
+                yield from self._move(free=True, most=self.persona.max_steps)
         elif pick < make + roam:
             self.focus = "roam"
-            most = self.persona.max_steps if self.haunt else max(5, self.persona.max_steps)
-            yield from self._roam(rng.between(max(1, most // 2), most))
-            yield from self._make(only_here=True)
+            if not (yield from self._move(most=self.persona.max_steps)):
+                yield from self._make(only_here=True)
         else:
             self.focus = "write"
-            yield from self._write_here()
-            yield from self._make(only_here=True)
-            yield from self._roam(rng.between(1, 2))
+            if not (yield from self._write_here()):
+                yield from self._make(only_here=True)

@@ -1,8 +1,26 @@
-"""Walking: to a goal (someone seen, a landmark, back into range), or searching.
+"""Moving: one call per turn, a walk of up to five cells or a journey.
 
-Until it has a haunt, an agent walks a square spiral (see `_search_leg`); with
-one it wanders within its range of it. A step that is blocked is planned round
-with the view's breadth-first `route` and that way is followed to its end.
+Why one call? Every call costs the engine an action, a narration and events,
+and a thousand agents share a tenth of a second. So a turn moves once:
+
+- a goal within JOURNEY_FROM cells (a resource beside the path, someone just out
+  of reach) is walked to in a straight line of up to WALK_MOST steps, round an
+  obstacle in view by the first straight stretch of the view's `route`;
+- a goal further off (a landmark, its haunt at dusk, its home at night, someone
+  seen a while ago, a resource at the edge of view) is a `journey`: the world
+  plans the way and carries the agent one cell a tick, with no turns (so no
+  cost) until it arrives or someone comes into view; but a goal beyond
+  JOURNEY_MOST is walked toward five cells a turn (a journey there would take
+  days), unless nothing in view leads nearer;
+- with no goal, an agent still looking for its place walks its search spiral
+  (see `_search_leg`) SEARCH_WALK cells a turn, and one that has a place wanders near it
+  by shorter walks. Why not journey along the spiral? A journey goes one cell a
+  tick, and searching is when ground covered matters most: a few cells a turn
+  finds a landmark (and the others) in days, not weeks.
+
+A journey that fails (a landmark that cannot be stood on, no way there) falls
+back to a walk in the same turn, so a turn never ends without moving when
+moving was the point.
 """
 
 from __future__ import annotations
@@ -14,15 +32,33 @@ from adapters.offline_mind.basics import (
     SETTLE_RADIUS,
     SIDES,
     Pos,
-    Script,
     WorkScript,
     ok,
     toward,
 )
 from adapters.offline_mind.making import SHELTER_UNITS
 
-LONG_LEG_TURN = 0.02
-"""Chance, each step ahead, of turning aside anyway: straight lines, but not forever."""
+WALK_MOST = 5
+"""Steps one walk may take (the world's MAX_WALK_STEPS)."""
+
+JOURNEY_FROM = 4
+"""A goal at least this far (Manhattan) is journeyed to, unless one straight walk gets
+there; a nearer one is walked to."""
+
+JOURNEY_MOST = 15
+"""...and at most this far. A journey goes one cell a tick, a walk five: a goal further
+off is walked toward, five cells a turn, so a day is not spent getting anywhere."""
+
+JOURNEY_ROUND = 30
+"""A goal this far that nothing in view leads nearer to (a lake in the way) is still
+journeyed to: the world plans the way round."""
+
+LONG_LEG_TURN = 0.05
+"""Chance, each wandering walk, of turning aside anyway: straight lines, but not forever."""
+
+SEARCH_WALK = 3
+"""Steps of one walk along the search spiral: about the ground the agents covered when each
+step was a call, so those who wake near one another still cross paths on their spirals."""
 
 SEARCH_STEP = 30
 """The spiral's arms grow by this much every second leg (30, 30, 60, 60, 90, ...): with
@@ -34,9 +70,6 @@ SEARCH_LEGS = 16
 
 SEEN_FRESH = 30
 """Ticks a sighting stays worth following."""
-
-JOURNEY_LIMIT = 30
-"""Journeys (one cell a tick, hands busy) only for landmarks this close; walk further ones."""
 
 
 class Walking:
@@ -51,11 +84,9 @@ memory and the view of the cells."""
         if seen is None or self.traits.social < 0.5:
             return None
         name, x, y, tick = seen
-        if self.tick - tick > SEEN_FRESH or self._paused(name):
+        if self.tick - tick > SEEN_FRESH or abs(x - self.x) + abs(y - self.y) <= 2:
             return None
-        if abs(x - self.x) + abs(y - self.y) <= 2:
-            return None
-        return (x, y)
+        return None if self._paused(name) else (x, y)
 
     def _goal(self, free: bool = False) -> Pos | None:
         """Where a walk is going, if anywhere in particular (`free`: not back into range)."""
@@ -74,79 +105,100 @@ memory and the view of the cells."""
                 return anchor
         return None
 
-    def _search_leg(self) -> str:
-        """The direction of the current leg of its search spiral.
+    def _search_leg(self) -> tuple[str, int]:
+        """The direction of the current leg of its search spiral, and the steps left on it.
 
         Until it has a haunt, an agent walks a square spiral: legs of SEARCH_STEP,
         SEARCH_STEP, 2*SEARCH_STEP, 2*SEARCH_STEP, ... steps, turning the same way
         each time. Landmarks show from 40 cells away, so this sweeps the ground
         nearest its start first: agents who wake near one another tend to find the
-        same landmark. Legs are counted in steps walked, not places to reach, so a
+        same landmark. Legs are counted in steps travelled, not places to reach, so a
         lake in the way bends the spiral instead of stopping it. Each agent starts
         and turns its own way (from its name), so spirals cross rather than run
         side by side.
         """
         index, steps = self.search
-        if steps >= SEARCH_STEP * (index // 2 + 1):
+        length = SEARCH_STEP * (index // 2 + 1)
+        if steps >= length:
             index, steps = (index + 1) % SEARCH_LEGS, 0
-            self.search = (index, steps)
-        first, turn = self.persona.key % 4, 1 if (self.persona.key >> 2) & 1 else 3
-        return DIRS[(first + index * turn) % 4]
+            self.search = (index, 0)
+            length = SEARCH_STEP * (index // 2 + 1)
+        key = self.persona.key
+        return DIRS[(key % 4 + index * (1 if (key >> 2) & 1 else 3)) % 4], length - steps
 
-    def _roam(self, steps: int, goal: Pos | None = None, arrive: int = 1,
-              free: bool = False) -> Script:
-        """Walk: to a goal if there is one, else on along its heading, turning at obstacles.
+    def _move(self, goal: Pos | None = None, *, arrive: int = 1, free: bool = False,
+              most: int = WALK_MOST, place: str = "") -> WorkScript:
+        """One move (see the module docstring): toward `goal` (or its own goal), else on.
 
-        `free`: this walk may leave its usual range (it is looking for materials).
+        `arrive`: how near counts as there. `free`: it may leave its usual range (it is
+        looking for materials). `place`: the name of a landmark at `goal`, to journey to by
+        name. True: it moved, or set out.
         """
-        rng = self.rng
-        fixed = goal
-        if fixed is None and self.haunt and self._goal() is None and rng.chance(0.12):
-            heading = self.heading or rng.choice(DIRS)
-            self.heading = SIDES[heading][rng.below(2)]
-        detours = 0
-        for _ in range(steps):
-            goal = fixed or self._goal(free)
-            direction = None
-            if goal is not None:
-                if abs(goal[0] - self.x) + abs(goal[1] - self.y) <= arrive:
-                    return
-                direction = self._step_toward(goal[0], goal[1])
-                if direction not in toward(goal[0] - self.x, goal[1] - self.y):
-                    detours += 1
-                    if (direction is None or detours >= 3) and (
-                            yield from self._journey_to_target(goal)):
-                        return
-                if direction is None and fixed is not None:
-                    return
-            searching = goal is None and not self.haunt  # looking for its place
+        most = max(1, min(most, WALK_MOST))
+        if goal is None:
+            goal = self._goal(free)
+            if goal is not None and self.target is not None and goal == (
+                    self.target[1], self.target[2]):
+                place = self.target[0]
+        if goal is not None:
+            far = abs(goal[0] - self.x) + abs(goal[1] - self.y)
+            if far <= arrive:
+                return False
+            one_walk = (goal[0] == self.x or goal[1] == self.y) and far <= WALK_MOST + arrive
+            if JOURNEY_FROM <= far <= JOURNEY_MOST and not one_walk and (
+                    yield from self._journey(goal, place)):
+                return True
+            leg = self._leg_toward(goal[0], goal[1], arrive)
+            if leg is not None:
+                return (yield from self._walk(*leg))
+            # Nothing in view leads nearer: the world knows the way round, if it is not far.
+            if (far < JOURNEY_FROM or JOURNEY_MOST < far <= JOURNEY_ROUND) and (
+                    yield from self._journey(goal, place)):
+                return True
+        if not self.haunt and goal is None:  # looking for its place: the spiral
+            heading, left = self._search_leg()
+            self.heading = heading
+            direction = self._step_ahead(keep=True)
             if direction is None:
-                if searching:
-                    self.heading = self._search_leg()
-                direction = self._step_ahead(keep=searching)
-            if direction is None:
-                return
-            if ok((yield "walk", {"direction": direction})):
-                if searching:
-                    self.search = (self.search[0], self.search[1] + 1)
-                yield from self._arrivals()
-
-    def _journey_to_target(self, goal: Pos) -> WorkScript:
-        """Something is in the way of a landmark close by: let the world find the path."""
-        target = self.target
-        if target is None or (target[1], target[2]) != goal or self._dist(goal) > JOURNEY_LIMIT:
+                return False
+            x, y = self.x, self.y
+            moved = yield from self._walk(direction, min(SEARCH_WALK, left))
+            self.search = (self.search[0], self.search[1] + abs(self.x - x) + abs(self.y - y))
+            return moved
+        if goal is None and self.rng.chance(0.12):
+            # Wandering near its place: now and then a new direction.
+            self.heading = SIDES[self.heading or DIRS[self.rng.below(4)]][self.rng.below(2)]
+        direction = self._step_ahead()
+        if direction is None:
             return False
-        return ok((yield "journey", {"place_name": target[0]}))
+        return (yield from self._walk(direction, self.rng.between(min(2, most), most)))
 
-    def _arrivals(self) -> Script:
-        """After a step: a landmark reached, or a chase that found nobody."""
+    def _walk(self, direction: str, steps: int) -> WorkScript:
+        out = yield "walk", ({"direction": direction} if steps <= 1 else
+                             {"direction": direction, "steps": min(steps, WALK_MOST)})
+        if ok(out):
+            self._arrivals()
+            return True
+        return False
+
+    def _journey(self, goal: Pos, place: str = "") -> WorkScript:
+        """Set out for `goal` (by name, for a landmark), unless that already failed this turn
+        or the goal is a cell in view that cannot be stood on."""
+        args = {"place_name": place} if place else {"destination": [goal[0], goal[1]]}
+        if not place and (goal[0] < 0 or goal[1] < 0
+                          or self.view.can_enter(goal[0], goal[1]) is False):
+            return False  # past the world's edge, or ground it can see cannot be stood on
+        if self._refused("journey", args):
+            return False
+        return ok((yield "journey", args))
+
+    def _arrivals(self) -> None:
+        """After a walk: a landmark target that is not where it was, or a chase that found
+        nobody. (Reaching a landmark is seen to on the next turn, by `_here`.)"""
         target = self.target
         if target is not None and abs(target[1] - self.x) + abs(target[2] - self.y) <= 1:
-            for mark in self.p.landmarks:
-                if mark.name == target[0]:
-                    yield from self._visit(mark)
-                    return
-            self._give_up_target()
+            if all(mark.name != target[0] for mark in self.p.landmarks):
+                self._give_up_target()
         seen = self.seen
         if seen is not None and abs(seen[1] - self.x) + abs(seen[2] - self.y) <= 2:
             self.seen = None
@@ -158,7 +210,7 @@ memory and the view of the cells."""
         return self.view.can_enter(self.x + dx, self.y + dy) is not False
 
     def _step_ahead(self, *, keep: bool = False) -> str | None:
-        """A step along its heading, or aside when that is blocked.
+        """A direction along its heading, or aside when that is blocked.
 
         Wandering (`keep` false), a step aside becomes the new heading; searching,
         the heading is the spiral's leg and stays, so the walk bends round what is
@@ -167,13 +219,13 @@ memory and the view of the cells."""
         rng = self.rng
         heading = self.heading
         if not heading:
-            heading = self.heading = rng.choice(DIRS)
-        if not keep and rng.chance(LONG_LEG_TURN):
+            heading = self.heading = DIRS[rng.below(4)]
+        elif not keep and rng.chance(LONG_LEG_TURN):
             heading = self.heading = SIDES[heading][rng.below(2)]
         if self._open(heading):
             return heading
         left, right = SIDES[heading]
-        # The same side as the heading's parity each time, so a shore is followed one way.
+        # The same side each time when searching, so a shore is followed one way.
         sides = (left, right) if keep or rng.below(2) else (right, left)
         for direction in (*sides, BACK[heading]):
             if self._open(direction):
@@ -182,32 +234,24 @@ memory and the view of the cells."""
                 return direction
         return None
 
-    def _step_toward(self, tx: int, ty: int) -> str | None:
-        """A step that closes the gap; around what is in the way if it can see a way round.
+    def _leg_toward(self, tx: int, ty: int, arrive: int = 1) -> tuple[str, int] | None:
+        """(direction, steps) of one walk that brings it nearer (tx, ty): straight along the
+        longer gap if that is open, else the first straight stretch of a way round in view.
 
-        None when nothing in view gets it nearer: the goal is behind something bigger
-        than it can see round, and the caller goes another way for now.
+        None when nothing in view gets it nearer: the goal is behind something bigger than
+        it can see round (the caller journeys, or goes another way for now).
         """
-        if self.detour is not None and self.detour[1] == (tx, ty):
-            return self._follow_detour()  # on the way round something: to its end
-        options = toward(tx - self.x, ty - self.y)
-        for direction in options:
+        dx, dy = tx - self.x, ty - self.y
+        for direction in toward(dx, dy):
             if self._open(direction):
-                return direction
-        if not options:
+                along = abs(dx) if direction in ("east", "west") else abs(dy)
+                if along == abs(dx) + abs(dy):  # in line with the goal: stop `arrive` short
+                    along -= arrive
+                return direction, max(1, min(WALK_MOST, along))
+        route = self.view.route((self.x, self.y), (tx, ty), self.blocked)
+        if not route or not self._open(route[0]):
             return None
-        if not self.detour or self.detour[1] != (tx, ty):
-            route = self.view.route((self.x, self.y), (tx, ty), self.blocked)
-            if not route:
-                self.detour = None
-                return None
-            self.detour = (route, (tx, ty))
-        return self._follow_detour()
-
-    def _follow_detour(self) -> str | None:
-        """The next step of the planned way round; None (and no plan) if it is blocked."""
-        route = self.detour[0]  # type: ignore[index]
-        direction = route.pop(0)
-        if not route or not self._open(direction):
-            self.detour = None
-        return direction if self._open(direction) else None
+        first, run = route[0], 1
+        while run < len(route) and run < WALK_MOST and route[run] == first:
+            run += 1
+        return first, run

@@ -17,25 +17,31 @@ class Writing:
 
     __slots__ = ()
 
-    def _here(self) -> Script:
-        """Things worth doing right where it stands: a landmark, a sign, a sensing."""
+    def _here(self) -> WorkScript:
+        """Something worth doing right where it stands: a landmark, a sign, a sensing.
+
+        True when it did one, and that is this turn's business (one call a turn)."""
         visited = self.visited
         for mark in self.p.landmarks:
             if mark.distance <= 1:
                 if mark.name not in visited:
                     yield from self._visit(mark)
-                elif mark.name == self.haunt:
-                    yield from self._sign_landmark(mark, 1.0)
+                    return True
+                if mark.name == self.haunt and (yield from self._sign_landmark(mark, 1.0)):
+                    return True
                 break
-        yield from self._read_signs_nearby()
+        if self.p.objects and (yield from self._read_signs_nearby()):
+            return True
         if (self.traits.social >= 0.5 and self.met and not self.p.agents
-                and self._chasing() is None and self.rng.chance(0.2)):
+                and self._chasing() is None and self.rng.chance(0.1)):
+            # Costs the world nothing and only turns its heading: the turn goes on.
             yield "sense_others", {}
+        return False
 
-    def _read_signs_nearby(self) -> Script:
+    def _read_signs_nearby(self) -> WorkScript:
         objects = self.p.objects
         if not objects:
-            return
+            return False
         read = self.read
         for obj in objects:
             if obj.kind != "sign" or obj.distance > 1:
@@ -49,7 +55,8 @@ class Writing:
                 continue
             dx, dy = pos[0] - self.x, pos[1] - self.y
             yield "read_sign", {"direction": toward(dx, dy)[0] if dx or dy else "down"}
-            return
+            return True
+        return False
 
     def _visit(self, mark: SeenLandmark) -> Script:
         """Arrive at a landmark: remember it, perhaps leave a sign for whoever comes next."""
@@ -80,28 +87,31 @@ class Writing:
                                    self.rng, haunt=mark.name == self.haunt)
         return ok((yield "write_sign", {"text": text, "direction": direction}))
 
-    def _name_here(self, name: str | None = None) -> Script:
+    def _name_here(self, name: str | None = None) -> WorkScript:
         for _name, x, y in self.named:
             if abs(x - self.x) + abs(y - self.y) <= 6:
-                return  # it named somewhere close already
+                return False  # it named somewhere close already
         name = name or words.place_name(str(self.p.standing_on), self.rng)
         yield "name_place", {"place_name": name[:60]}
+        return True
 
-    def _write_here(self) -> Script:
-        """A writer's moment: the home sign, a sign at a varied spot, or a name for it."""
+    def _write_here(self) -> WorkScript:
+        """A writer's moment: the home sign, a sign at a varied spot, or a name for it.
+        True: it wrote (or tried to)."""
         here = (self.x, self.y)
         if self.home == here and not self._sign_at(here):
             yield "write_sign", {"text": words.home_sign(self.persona.name, self.rng)}
-            return
+            return True
         counts = self.view.terrain_counts()
         varied = len(counts) >= 3
         if varied and not self._wrote_near(8) and self.rng.chance(0.6):
             note = words.surroundings_note(counts)
             out = yield "write_sign", {"text": words.spot_sign(self.persona.name, note, self.rng)}
             if ok(out):
-                return
+                return True
         if varied or not self.done & WROTE:
-            yield from self._name_here()
+            return (yield from self._name_here())
+        return False
 
     def _sign_at(self, pos: Pos) -> bool:
         for obj in self.p.objects:
