@@ -29,6 +29,7 @@ from core.actions import ActionResult
 from core.types import AgentName
 from engine.committer import CANONICAL, TurnCommitter, TurnWrite, event_rows
 from engine.context import TickContext, TurnResult
+from engine.garbage import TickCollector
 from engine.phases import (
     AgentTurnPhase,
     CheckpointPhase,
@@ -82,6 +83,7 @@ class HearthEngine:
         self.resumed_tick: int | None = None
         self._files: dict[str, AgentFiles] = {}
         self._opened_storage = False
+        self.collector = TickCollector()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -120,6 +122,7 @@ class HearthEngine:
             MovementPhase(self), SchedulePhase(self), CheckpointPhase(self),
             AgentTurnPhase(self), CommitPhase(self),
         ])
+        self.collector.settle()
 
     async def _undo_lost_file_changes(self) -> None:
         """Put back files changed by turns that a crash kept from committing."""
@@ -157,6 +160,13 @@ class HearthEngine:
     # ------------------------------------------------------------------ the tick
 
     async def tick_once(self) -> TickContext:
+        self.collector.tick_started()
+        try:
+            return await self._tick()
+        finally:
+            self.collector.tick_ended()
+
+    async def _tick(self) -> TickContext:
         started = time.perf_counter()
         world = self.sim.world
         tick = world.tick
