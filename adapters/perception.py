@@ -31,31 +31,35 @@ Decisions worth knowing:
   joins its neighbours at corners (a lone wall runs on to the corners it reaches),
   a door is a gap in it. Edges on the window's outer border have no slot and are
   not drawn. The view is clipped at the map's edges, never padded.
-- **Speed.** The structured path is the hot one (every agent, every tick: 20-25 µs
-  at radius 3, `python -m bench perception`), and nothing in it is done per cell.
-  A cell's `SeenCell` is made once (a square of cells at a time) and kept in a grid
-  of rows, so a window is a few list slices, and an agent that has not moved gets
-  last tick's tuple back. What could make a kept cell wrong is asked every build:
-  `world.terrain_version` (a terrain change forgets only the squares it touched)
-  and `gathering.bare_in` (the few cells gathered bare at this tick are shown
-  bare). Objects and named places come from window queries on the world
-  (`objects_in`, `places_in`), a few dictionary look-ups when nothing is near;
-  landmarks are indexed in coarse buckets, the clock is worked out once per tick,
-  and the Perception is made by `fast_constructor`. Kept cells are bounded
-  (`_CELL_CACHE_LIMIT`). The text path reuses the structure and draws a window
-  without walls in one join.
+- **Speed.** The structured path is the hot one (every agent, every turn: ~15-20 µs
+  at radius 3 in `python -m bench perception`, roughly twice that inside a real
+  tick, where the rest of each turn has pushed the builder's data out of the
+  processor's caches, so what counts is how little memory a build touches), and
+  nothing in it is done per cell. Cells come from `adapters.perception_cells`: made
+  once (a world that fits is kept whole, a row at a time; a bigger one slides each
+  agent's last window) and handed out as slices; an agent that has not moved gets
+  last time's tuple back. Everything else an agent was shown last time is kept in
+  one record per agent (`_Seen`: its window, landmarks, inventory sentence and
+  conversation text), given back while what decides it is the same. What could
+  make a kept cell wrong is asked every build: `world.terrain_version` (a terrain
+  change remakes only the squares it touched) and `gathering.bare_in` (the few
+  cells gathered bare at this tick are shown bare). Objects and named places come
+  from window queries on the world (`objects_in`, `places_in`), a few dictionary
+  look-ups when nothing is near; landmarks are indexed in coarse buckets, the clock
+  is worked out once per tick, and the values are made by `fast_constructor`. The
+  text path reuses the structure and draws a window without walls in one join.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from numpy import count_nonzero
 
+from adapters.perception_cells import CellStore, fast_constructor
 from core.agent import Agent, Inventory, Journey
 from core.clock import TimeOfDay
 from core.conversation import Invitation
@@ -77,25 +81,13 @@ from services.conversation_service import ConversationContext, ConversationServi
 from services.gathering import Gathering
 from services.world_service import WorldService
 
-T = TypeVar("T")
-
 DEFAULT_HORIZON = 40
 """Cells (Chebyshev) within which a landmark stands out on the horizon."""
 
 _CELL_CACHE_LIMIT = 1 << 18
-"""SeenCells kept for reuse at least (~135 bytes each with their Position, ~35 MB in
-all); past the limit the store starts afresh, so memory stays bounded. A 500x500 world
-fits whole."""
-
-_CELLS_PER_AGENT = 64
-"""...and more in a crowded world: room for each agent's window (49 cells by day) and
-some of the cells it walks into next."""
-
-_FILL_TILE = 16
-"""While the store is less than half full (or the whole world fits in it), cells are
-made a square of this side at a time (the squares a window touches), so a walk rarely
-meets a missing cell; past half, only the window's own cells are made, so a crowded
-big world's store lasts longer before it starts afresh."""
+"""Cells a world may have and still be kept whole (~135 bytes each with their Position,
+~35 MB in all; a 512x512 world fits); a bigger world keeps each agent's last window
+instead (see adapters.perception_cells)."""
 
 _COMPASS = (Direction.NORTH, Direction.EAST, Direction.SOUTH, Direction.WEST, Direction.DOWN)
 """Tie order when a terrain lies equally in two directions."""
@@ -174,34 +166,6 @@ _JUNCTIONS: dict[tuple[bool, bool, bool, bool], str] = {
 # ---------------------------------------------------------------------- making a Perception
 
 
-def fast_constructor(cls: type[T]) -> Callable[..., T]:
-    """A maker of `cls` values from positional field values, in field order.
-
-    For a frozen slots dataclass whose every field is set by `__init__` and that has no
-    `__post_init__` (nothing to validate or derive), the maker fills the slots directly,
-    one descriptor call per field: about half the cost of the generated `__init__`,
-    which goes through `object.__setattr__` once per field. Like that `__init__`, the
-    maker is generated code (straight-line, no loop). Any other class gets its own
-    constructor.
-    """
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    names = tuple(f.name for f in fields)
-    if (hasattr(cls, "__post_init__") or tuple(getattr(cls, "__slots__", ())) != names
-            or not all(f.init for f in fields)):
-        return cls
-    scope: dict[str, object] = {"new": object.__new__, "cls": cls}
-    values = [f"v{i}" for i in range(len(names))]
-    lines = [f"def make({', '.join(values)}, /):", "    made = new(cls)"]
-    for i, name in enumerate(names):
-        scope[f"set{i}"] = getattr(cls, name).__set__  # the slot's own descriptor
-        lines.append(f"    set{i}(made, v{i})")
-    lines.append("    return made")
-    exec("\n".join(lines), scope)  # the code is made of numbered names only
-    make = scope["make"]
-    make.__qualname__ = make.__name__ = f"make_{cls.__name__}"  # type: ignore[attr-defined]
-    return make  # type: ignore[return-value]
-
-
 _PERCEPTION_FIELDS = (
     "agent", "tick", "position", "time_text", "period", "weather", "vision_radius",
     "grid_view", "narrative", "inventory_text", "journey_text", "visible_agents_text",
@@ -216,11 +180,39 @@ if tuple(f.name for f in dataclasses.fields(Perception)) != _PERCEPTION_FIELDS:
                       "and PerceptionBuilder.build to the new order")
 
 _new_perception = fast_constructor(Perception)
-_new_seen_cell = fast_constructor(SeenCell)
-_new_position = fast_constructor(Position)
+_new_seen_agent = fast_constructor(SeenAgent)
+_new_seen_landmark = fast_constructor(SeenLandmark)
+_new_seen_object = fast_constructor(SeenObject)
 
 
 # ---------------------------------------------------------------------- the builder
+
+
+class _Seen:
+    """What one agent was shown at its last build, kept to give back what has not
+    changed (one record per agent, so a build reads one object for all of it)."""
+
+    __slots__ = ("key", "pos", "radius", "window", "cells", "reach", "marks", "landmarks",
+                 "inventory", "pairs", "inventory_text", "talk", "talk_text")
+
+    def __init__(self) -> None:
+        self.key: object = None
+        """The cell store's key when `cells` were made (a terrain change makes new ones)."""
+        self.pos: Position | None = None
+        self.radius = -1
+        self.window: tuple[int, int, int, int] | None = None
+        self.cells: tuple[SeenCell, ...] = ()
+        """The window's cells as the terrain makes them, before gathering."""
+        self.reach = -1
+        self.marks: object = None
+        """The world's landmarks `landmarks` were found among."""
+        self.landmarks: tuple[SeenLandmark, ...] = ()
+        self.inventory: Inventory | None = None
+        self.pairs: tuple[tuple[str, int], ...] = ()
+        self.inventory_text = ""
+        self.talk: tuple[object, ...] = ()
+        """(conversation, participants, unseen turns) `talk_text` describes."""
+        self.talk_text = ""
 
 
 class PerceptionBuilder:
@@ -240,31 +232,21 @@ class PerceptionBuilder:
         self.conversations = conversations
         self.gathering = gathering
         self.horizon = horizon
-        self._rows: list[list[SeenCell | None] | None] = []
-        """rows[y][x] -> the SeenCell of (x, y) as its terrain makes it (an unspent
-        gatherable), None until first seen; rows are made as they come into view."""
-        self._filled = 0
-        self._fill_limit = _CELL_CACHE_LIMIT
-        self._rows_key: tuple[object, object, int] | None = None
-        """(world, its rules, its terrain_version) the rows were made for."""
-        self._bare: dict[tuple[int, int], SeenCell] = {}
-        """(x, y) -> the cell as it looks gathered bare (made on first need)."""
+        self._store = CellStore(_CELL_CACHE_LIMIT)
         self._width = self._height = 0
-        self._last_marks: dict[AgentName, tuple[Position, int, object,
-                                                tuple[SeenLandmark, ...]]] = {}
-        """name -> (position, reach, the world's landmarks, what was seen) at the last build."""
-        self._last_window: dict[AgentName, tuple[tuple[int, int, int, int], object,
-                                                 tuple[SeenCell, ...]]] = {}
-        """name -> (window, `_rows_key`, its cells before gathering) at the last build."""
-        self._clock_key: tuple[object, int] | None = None
-        self._clock_text: tuple[str, str] = ("", "")
-        self._radius_key: tuple[object, object] | None = None
+        self._seen: dict[AgentName, _Seen] = {}
+        self._moment_key: tuple[object, object, int] | None = None
+        """(world state, clock, tick) the three values below were worked out for: both
+        are immutable values replaced on every change (a new tick, new weather), so
+        comparing identities is enough to know the answers still hold."""
         self._radius = 0
+        self._clock_text: tuple[str, str] = ("", "")
         self._marks_source: Sequence[Landmark] | None = None
         self._marks: dict[tuple[int, int], list[Landmark]] = {}
         self._mark_bucket = 1
         self._marks_reach = -1
-        self._inventories: dict[AgentName, tuple[Inventory, tuple[tuple[str, int], ...], str]] = {}
+        self._carried: dict[tuple[tuple[str, int], ...], str] = {}
+        """(type, count) pairs -> the sentence saying them: many agents carry the same."""
 
     # ------------------------------------------------------------------ build
 
@@ -273,16 +255,29 @@ class PerceptionBuilder:
 
         `text=False` leaves grid_view, narrative and visible_agents_text empty (the
         structured fields are the same either way).
+
+        The hot path of a whole tick (every agent, every turn), so it is written out
+        flat, with what the agent was shown last time in one record (`_Seen`): each
+        helper called and each separate table read costs, the more so as the rest of
+        a turn pushes the builder's data out of the processor's caches between builds.
         """
         world = self.world
-        key = self._rows_key
+        store = self._store
+        key = store.key
         if (key is None or key[2] != world.terrain_version or key[0] is not world
                 or key[1] is not world.rules):
-            self._forget_changed_cells()
+            store.sync(world)
+            key = store.key
+            self._width, self._height = world.width, world.height
         me = self.agents.require(name)
+        me_name = me.name
         pos = me.position
         px, py = pos.x, pos.y
-        r = self._vision_radius()
+        moment = self._moment_key
+        state, clock = world.state, world.clock
+        if moment is None or moment[2] != tick or moment[0] is not state or moment[1] is not clock:
+            self._moment(tick)
+        r = self._radius
         x0 = px - r if px > r else 0
         y0 = py - r if py > r else 0
         x1, y1 = px + r + 1, py + r + 1
@@ -291,20 +286,47 @@ class PerceptionBuilder:
         if y1 > self._height:
             y1 = self._height
 
-        cells = self._cells(me.name, tick, x0, y0, x1, y1)
-        objects = _seen_objects(pos, world.objects_in(x0, y0, x1, y1))
-        seen_agents = self._agents_in_view(me, r)
-        landmarks = self._landmarks_for(me.name, pos, r if r > self.horizon else self.horizon)
-        inventory, inventory_text = self._inventory(me)
+        seen = self._seen.get(me_name)
+        if seen is None:
+            seen = self._seen[me_name] = _Seen()
+        last = seen.pos
+        stayed = last is pos or (last is not None and last.x == px and last.y == py)
+        if stayed and seen.key is key and seen.radius == r:
+            cells = seen.cells  # the window has not moved: the same tuple
+        else:
+            cells = seen.cells = store.window(
+                world, seen.window if seen.key is key else None, seen.cells, x0, y0, x1, y1)
+            seen.window, seen.key, seen.radius = (x0, y0, x1, y1), key, r
+        gathering = self.gathering
+        if gathering.capacity < 1:  # nothing can be gathered anywhere
+            cells = tuple(store.bare_cell(c) if c.gatherable else c for c in cells)
+        else:
+            bare = gathering.bare_in(x0, y0, x1, y1, tick)
+            if bare:
+                cells = self._spent(cells, bare, x0, y0, x1)
 
-        conversation = (
-            self.conversations.get_conversation_context(me.name)
-            if self.conversations.is_talking(me.name) else None
-        )
-        invitation = self.conversations.pending_invitation_for(me.name)
+        found = world.objects_in(x0, y0, x1, y1)
+        objects = _seen_objects(pos, found) if found else ()
+        nearby = self.agents.get_nearby_agents(pos, r)
+        seen_agents = self._agents_in_view(me, nearby) if len(nearby) > 1 else ()
+        reach = r if r > self.horizon else self.horizon
+        marks = world.landmarks
+        if stayed and seen.reach == reach and seen.marks is marks:
+            landmarks = seen.landmarks
+        else:
+            landmarks = seen.landmarks = self._landmarks_near(pos, reach)
+            seen.reach, seen.marks = reach, marks
+        seen.pos = pos
+        if seen.inventory is not me.inventory:
+            self._inventory(me, seen)
+        conversations = self.conversations
+        if conversations.is_talking(me_name):
+            talk_text, talking_with = self._talk(me_name, seen)
+        else:
+            talk_text, talking_with = None, ()
+        invitation = conversations.pending_invitation_for(me_name)
         if invitation is not None and invitation.is_expired(tick):
             invitation = None  # lapsed: it can no longer be answered
-        time_text, period = self._clock(tick)
         standing_on = cells[(py - y0) * (x1 - x0) + px - x0].terrain
         structure = world.structure_at(pos)
 
@@ -318,238 +340,86 @@ class PerceptionBuilder:
             visible_agents_text = describe_agents(seen_agents)
 
         journey = me.journey
+        time_text, period = self._clock_text
         return _new_perception(  # positional, in _PERCEPTION_FIELDS order
-            me.name,  # agent
+            me_name,  # agent
             tick,
             pos,  # position
             time_text,
             period,
-            world.weather,
+            state.weather,
             r,  # vision_radius
             grid_view,
             narrative,
-            inventory_text,
+            seen.inventory_text,
             None if journey is None else journey_text(journey),
             visible_agents_text,
-            None if conversation is None else describe_conversation(conversation),
+            talk_text,  # conversation_text
             None if invitation is None else self._describe_invitation(invitation, tick),
             cells,
             seen_agents,  # agents
             landmarks,
             objects,
-            inventory,
+            seen.pairs,  # inventory
             standing_on,
             structure is not None,  # inside_structure
             journey is not None,  # on_journey
-            () if conversation is None else conversation.others,  # in_conversation_with
+            talking_with,  # in_conversation_with
             None if invitation is None else invitation.inviter,  # pending_invitation_from
         )
 
     # ------------------------------------------------------------------ clock
 
-    def _clock(self, tick: int) -> tuple[str, str]:
-        """(time text, period) of a tick, worked out once per tick and clock."""
-        clock = self.world.clock
-        key = self._clock_key
-        if key is None or key[0] is not clock or key[1] != tick:
-            when: TimeOfDay = self.world.time_of_day(tick)
-            self._clock_text = (str(when), when.period)
-            self._clock_key = (clock, tick)
-        return self._clock_text
-
-    def _vision_radius(self) -> int:
-        """The world's vision radius, asked again only when its state or clock changed.
-
-        Both are immutable values replaced on every change (a new tick, new weather),
-        so comparing identities is enough to know the answer still holds.
-        """
+    def _moment(self, tick: int) -> None:
+        """The vision radius (from the world's own clock) and the time texts of `tick`,
+        worked out once per tick, world state and clock."""
         world = self.world
-        state, clock = world.state, world.clock
-        key = self._radius_key
-        if key is None or key[0] is not state or key[1] is not clock:
-            self._radius = world.vision_radius()
-            self._radius_key = (state, clock)
-        return self._radius
+        self._radius = world.vision_radius()
+        when: TimeOfDay = world.time_of_day(tick)
+        self._clock_text = (str(when), when.period)
+        self._moment_key = (world.state, world.clock, tick)
 
-    # ------------------------------------------------------------------ cells and objects
+    # ------------------------------------------------------------------ cells
 
-    def _cells(
-        self, name: AgentName, tick: int, x0: int, y0: int, x1: int, y1: int,
-    ) -> tuple[SeenCell, ...]:
-        """Every cell of the window, row by row.
-
-        A cell's SeenCell is made once and kept in `_rows`, so a window is a few list
-        slices, and an agent that has not moved gets last time's tuple back. What can
-        change a kept cell is checked on every build: a terrain change
-        (`world.terrain_version`; only the changed squares are forgotten) and gathering
-        (`gathering.bare_in`, at this tick: the few cells gathered bare are shown bare).
-        """
-        world = self.world
-        key = self._rows_key  # up to date: `build` checked it
-        window = (x0, y0, x1, y1)
-        last = self._last_window.get(name)
-        if last is not None and last[0] == window and last[1] is key:
-            base = last[2]
-        elif world.width * world.height > self._fill_limit:
-            # A world too big to keep every cell: slide the agent's own last window.
-            base = self._slide(last if last is not None and last[1] is key else None,
-                               x0, y0, x1, y1)
-            self._last_window[name] = (window, key, base)
-        else:
-            rows = self._rows
-            found: list[SeenCell | None] = []
-            for y in range(y0, y1):
-                row = rows[y]
-                if row is None:
-                    row = rows[y] = [None] * world.width
-                found += row[x0:x1]
-            base = tuple(found) if all(found) else tuple(self._fill(x0, y0, x1, y1))
-            self._last_window[name] = (window, key, base)
-        gathering = self.gathering
-        if gathering.capacity < 1:  # nothing can be gathered anywhere
-            return tuple(self._bare_cell(c) if c.gatherable else c for c in base)
-        bare = gathering.bare_in(x0, y0, x1, y1, tick)
-        if not bare:
-            return base
-        cells = list(base)
+    def _spent(self, cells: tuple[SeenCell, ...], bare: Iterable[Position],
+               x0: int, y0: int, x1: int) -> tuple[SeenCell, ...]:
+        """The window's cells with those gathered bare (`bare`, at this tick) shown bare:
+        asked on every build, as gathering changes no kept cell."""
+        found = list(cells)
         columns = x1 - x0
         for there in bare:
             i = (there.y - y0) * columns + there.x - x0
-            if cells[i].gatherable is not None:
-                cells[i] = self._bare_cell(cells[i])
-        return tuple(cells)
-
-    def _slide(self, last, x0: int, y0: int, x1: int, y1: int) -> tuple[SeenCell, ...]:
-        """The window's cells, reusing those it shares with the agent's last window.
-
-        For worlds with more cells than the shared store may keep: an agent that moved
-        one step needs one new row or column of cells, not a refilled 16x16 square
-        (which, with thousands of agents spread out, thrashed the store every tick).
-        """
-        world = self.world
-        codes = world.codes[y0:y1, x0:x1].tolist()
-        passable = world.passable[y0:y1, x0:x1].tolist()
-        gather, terrains = world.rules.gather, TERRAIN_ORDER
-        new_cell, new_position = _new_seen_cell, _new_position
-        if last is not None:
-            lx0, ly0, lx1, ly1 = last[0]
-            old, columns = last[2], lx1 - lx0
-        else:
-            lx0 = ly0 = lx1 = ly1 = columns = 0
-            old = ()
-        cells: list[SeenCell] = []
-        for y, row_codes, row_passable in zip(range(y0, y1), codes, passable, strict=True):
-            shared_row = ly0 <= y < ly1
-            for x, code, can_pass in zip(range(x0, x1), row_codes, row_passable, strict=True):
-                if shared_row and lx0 <= x < lx1:
-                    cells.append(old[(y - ly0) * columns + x - lx0])
-                else:
-                    cells.append(new_cell(new_position(x, y), terrains[code], gather[code],
-                                          can_pass))
-        return tuple(cells)
-
-    def _fill(self, x0: int, y0: int, x1: int, y1: int) -> list[SeenCell]:
-        """Make the window's missing SeenCells (and more, see _FILL_TILE), then list the
-        window's cells, row by row."""
-        world = self.world
-        if self._filled > self._fill_limit:  # grown past its room: more agents, or start afresh
-            self._fill_limit = max(_CELL_CACHE_LIMIT, _CELLS_PER_AGENT * len(self.agents.names()))
-            if self._filled > self._fill_limit:
-                self._rows = [None] * world.height
-                self._bare.clear()
-                self._filled = 0
-        rows = self._rows
-        width = world.width
-        fx0, fy0, fx1, fy1 = x0, y0, x1, y1
-        if 2 * self._filled < self._fill_limit or world.width * world.height <= self._fill_limit:
-            size = _FILL_TILE
-            fx0, fy0 = x0 - x0 % size, y0 - y0 % size
-            fx1, fy1 = min(width, x1 + (-x1) % size), min(world.height, y1 + (-y1) % size)
-        codes = world.codes[fy0:fy1, fx0:fx1].tolist()
-        passable = world.passable[fy0:fy1, fx0:fx1].tolist()
-        gather = world.rules.gather
-        terrains = TERRAIN_ORDER
-        new_cell, new_position = _new_seen_cell, _new_position
-        made = 0
-        for y, row_codes, row_passable in zip(range(fy0, fy1), codes, passable, strict=True):
-            row = rows[y]
-            if row is None:
-                row = rows[y] = [None] * width
-            for x, code, can_pass in zip(range(fx0, fx1), row_codes, row_passable, strict=True):
-                if row[x] is None:
-                    row[x] = new_cell(new_position(x, y), terrains[code], gather[code], can_pass)
-                    made += 1
-        self._filled += made
-        cells: list[SeenCell] = []
-        for y in range(y0, y1):
-            cells += rows[y][x0:x1]
-        return cells
-
-    def _forget_changed_cells(self) -> None:
-        """Drop the kept cells whose terrain may have changed (all of them for a new world
-        or new terrain rules)."""
-        world = self.world
-        key = self._rows_key
-        if key is None or key[0] is not world or key[1] is not world.rules:
-            self._rows = [None] * world.height
-            self._bare.clear()
-            self._filled = 0
-        else:
-            rows = self._rows
-            for x0, y0, x1, y1 in world.terrain_changed_since(key[2]):
-                blank = [None] * (x1 - x0)
-                for y in range(y0, y1):
-                    row = rows[y]
-                    if row is not None:
-                        row[x0:x1] = blank
-        self._rows_key = (world, world.rules, world.terrain_version)
-        self._width, self._height = world.width, world.height
-
-    def _bare_cell(self, cell: SeenCell) -> SeenCell:
-        """`cell` with nothing left to gather."""
-        where = (cell.position.x, cell.position.y)
-        bare = self._bare.get(where)
-        if bare is None or bare.terrain is not cell.terrain or bare.passable is not cell.passable:
-            bare = self._bare[where] = SeenCell(cell.position, cell.terrain, None, cell.passable)
-        return bare
+            if found[i].gatherable is not None:
+                found[i] = self._store.bare_cell(found[i])
+        return tuple(found)
 
     # ------------------------------------------------------------------ agents
 
-    def _agents_in_view(self, me: Agent, radius: int) -> tuple[SeenAgent, ...]:
-        """Others within the vision square, nearest first then by name; each is met."""
+    def _agents_in_view(self, me: Agent, nearby: Sequence[Agent]) -> tuple[SeenAgent, ...]:
+        """Others in `nearby` (everyone within the vision square, `me` too, nearest first
+        then by name: `get_nearby_agents` sorts them so, as they are to be listed); each
+        is met."""
         pos = me.position
+        px, py = pos.x, pos.y
         talking = self.conversations.is_talking
+        me_name, known = me.name, me.known_agents
         seen = []
-        for other in self.agents.get_nearby_agents(pos, radius):
-            if other.name == me.name:
+        for other in nearby:
+            other_name = other.name
+            if other_name == me_name:
                 continue
-            if other.name not in me.known_agents or me.name not in other.known_agents:
-                self.agents.record_meeting(me.name, other.name)
+            if other_name not in known or me_name not in other.known_agents:
+                self.agents.record_meeting(me_name, other_name)
             there = other.position
-            seen.append(SeenAgent(
-                name=other.name,
-                position=there,
-                direction=direction_towards(pos, there),
-                distance=abs(there.x - pos.x) + abs(there.y - pos.y),
-                is_sleeping=other.is_sleeping,
-                in_conversation=talking(other.name),
+            dx, dy = there.x - px, there.y - py
+            seen.append(_new_seen_agent(
+                other_name, there, direction_towards(pos, there),
+                (dx if dx > 0 else -dx) + (dy if dy > 0 else -dy),
+                other.is_sleeping, talking(other_name),
             ))
-        if len(seen) > 1:
-            seen.sort(key=lambda a: (a.distance, a.name))
         return tuple(seen)
 
     # ------------------------------------------------------------------ landmarks
-
-    def _landmarks_for(self, name: AgentName, pos: Position, reach: int
-                       ) -> tuple[SeenLandmark, ...]:
-        """`_landmarks_near`, given back unchanged to an agent that has not moved."""
-        marks = self.world.landmarks
-        last = self._last_marks.get(name)
-        if last is not None and last[0] == pos and last[1] == reach and last[2] is marks:
-            return last[3]
-        seen = self._landmarks_near(pos, reach)
-        self._last_marks[name] = (pos, reach, marks, seen)
-        return seen
 
     def _landmarks_near(self, pos: Position, reach: int) -> tuple[SeenLandmark, ...]:
         """Landmarks within `reach` cells (Chebyshev), nearest first then by name."""
@@ -558,12 +428,15 @@ class PerceptionBuilder:
             self._index_landmarks(marks, reach)
         size = self._mark_bucket
         px, py = pos.x, pos.y
+        candidates = self._marks.get((px // size, py // size))
+        if not candidates:
+            return ()
         found = []
-        for mark in self._marks.get((px // size, py // size), ()):
+        for mark in candidates:
             there = mark.position
             dx, dy = abs(there.x - px), abs(there.y - py)
             if dx <= reach and dy <= reach:
-                found.append(SeenLandmark(
+                found.append(_new_seen_landmark(
                     mark.name, mark.kind, there, direction_towards(pos, there), dx + dy,
                 ))
         if len(found) > 1:
@@ -586,24 +459,40 @@ class PerceptionBuilder:
 
     # ------------------------------------------------------------------ inventory
 
-    def _inventory(self, agent: Agent) -> tuple[tuple[tuple[str, int], ...], str]:
-        """(sorted (type, count) pairs, the sentence), reused while the inventory is the same."""
+    def _inventory(self, agent: Agent, seen: _Seen) -> None:
+        """Note in `seen` the agent's inventory, its sorted (type, count) pairs and the
+        sentence saying them, made again only when the inventory changes."""
         inv = agent.inventory
-        held = self._inventories.get(agent.name)
-        if held is not None and held[0] is inv:
-            return held[1], held[2]
-        counts = dict(inv.stacks)
-        for item in inv.items:
-            counts[item.item_type] = counts.get(item.item_type, 0) + 1
-        pairs = tuple(sorted(counts.items()))
-        sentence = (
-            "You carry: " + ", ".join(f"{kind} ({n})" for kind, n in pairs) + "."
-            if pairs else "You carry nothing."
-        )
-        self._inventories[agent.name] = (inv, pairs, sentence)
-        return pairs, sentence
+        if inv.items:
+            counts = dict(inv.stacks)
+            for item in inv.items:
+                counts[item.item_type] = counts.get(item.item_type, 0) + 1
+            pairs = tuple(sorted(counts.items()))
+        else:
+            pairs = tuple(sorted(inv.stacks.items()))
+        sentence = self._carried.get(pairs)
+        if sentence is None:
+            if len(self._carried) > 4096:  # stay bounded
+                self._carried.clear()
+            sentence = self._carried[pairs] = (
+                "You carry: " + ", ".join(f"{kind} ({n})" for kind, n in pairs) + "."
+                if pairs else "You carry nothing."
+            )
+        seen.inventory, seen.pairs, seen.inventory_text = inv, pairs, sentence
 
     # ------------------------------------------------------------------ conversation
+
+    def _talk(self, name: AgentName, seen: _Seen) -> tuple[str, tuple[AgentName, ...]]:
+        """(conversation_text, who else is in it) for an agent that is talking; the text
+        is made again only when the conversation, its people or the unseen turns change."""
+        context = self.conversations.get_conversation_context(name)
+        talk = seen.talk
+        if (not talk or talk[0] is not context.conversation or talk[1] != context.participants
+                or talk[2] != context.unseen_turns):
+            seen.talk = (context.conversation, context.participants, context.unseen_turns,
+                         context.others)
+            seen.talk_text = describe_conversation(context)
+        return seen.talk_text, seen.talk[3]  # type: ignore[return-value]
 
     def _describe_invitation(self, invitation: Invitation, tick: int) -> str:
         """The invitation and what it would lead to, in words."""
@@ -717,12 +606,9 @@ def _seen_objects(me: Position, found: Sequence[WorldObject]) -> tuple[SeenObjec
         label = ""
         if isinstance(obj, PlacedItem):
             label = f"{obj.quantity} {obj.resource}" if obj.resource else obj.label
-        seen.append(SeenObject(
-            kind=obj.object_type,
-            position=there,
-            direction=direction_towards(me, there),
-            distance=abs(there.x - me.x) + abs(there.y - me.y),
-            label=label,
+        seen.append(_new_seen_object(
+            obj.object_type, there, direction_towards(me, there),
+            abs(there.x - me.x) + abs(there.y - me.y), label,
         ))
     if len(seen) > 1:
         seen.sort(key=lambda o: (o.distance, o.position.y, o.position.x))

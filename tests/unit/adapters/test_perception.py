@@ -709,17 +709,21 @@ def test_a_builder_that_has_kept_everything_agrees_with_a_new_one():
             assert builder.build(name, tick, text=text) == fresh.build(name, tick, text=text)
 
 
-def test_a_full_cell_store_starts_afresh_and_answers_the_same(monkeypatch):
-    monkeypatch.setattr(perception_module, "_CELL_CACHE_LIMIT", 60)
-    monkeypatch.setattr(perception_module, "_CELLS_PER_AGENT", 1)
+def test_a_world_that_fits_is_kept_whole_a_row_at_a_time():
+    """Rows are made when a window first reaches them; a terrain change remakes its
+    square in place; every window is the same as a new builder's."""
     sim, builder = make((50, 50), {ASH: Position(3, 3)})
-    sim.gathering.take(Position(20, 20), 0)
-    reference = PerceptionBuilder(sim.world, sim.agents, sim.conversations, sim.gathering)
+    reference = builder.build(ASH, 0, text=False)
+    store = builder._store
+    assert store.whole
+    assert [y for y, row in enumerate(store.rows) if row is not None] == list(range(7))
+    sim.world.set_terrain(Position(4, 4), Terrain.WATER)
     for x, y in [(3, 3), (20, 20), (45, 45), (3, 3), (21, 20), (46, 3), (20, 20)]:
         sim.agents.update_position(ASH, Position(x, y))
-        assert builder.build(ASH, 0, text=False) == reference.build(ASH, 0, text=False)
-        reference = PerceptionBuilder(sim.world, sim.agents, sim.conversations, sim.gathering)
-    assert builder._filled <= 60 + 4 * 16 * 16  # started afresh on the way
+        fresh = PerceptionBuilder(sim.world, sim.agents, sim.conversations, sim.gathering)
+        assert builder.build(ASH, 0, text=False) == fresh.build(ASH, 0, text=False)
+    assert store.rows[4][4].terrain is Terrain.WATER
+    assert reference.cells[4 * 7 + 4].terrain is Terrain.GRASS  # handed out: unchanged
 
 
 # ---------------------------------------------------------------------- fast_constructor
@@ -748,15 +752,32 @@ def test_fast_constructor_leaves_a_class_that_validates_to_its_own_constructor()
     assert fast_constructor(Loose) is Loose
 
 
-def test_a_world_too_big_to_keep_slides_each_agents_window_and_sees_the_same():
-    """Past the shared store's room, windows are rebuilt from the agent's last one."""
+def test_a_world_too_big_to_keep_slides_each_agents_window_and_sees_the_same(monkeypatch):
+    """Past the store's room, windows are made from the agent's last one: steps, jumps,
+    the map's edges, nightfall and a terrain change all give what a new builder gives."""
+    monkeypatch.setattr(perception_module, "_CELL_CACHE_LIMIT", 10)  # nothing fits
     rng = np.random.default_rng(11)
     codes = rng.choice([GRASS, TERRAIN_CODE[Terrain.FOREST], TERRAIN_CODE[Terrain.STONE]],
                        size=(30, 30)).astype(np.uint8)
+    codes[:, :2] = GRASS
     sim, sliding = make((30, 30), {ASH: Position(15, 15)}, codes=codes)
-    sliding._fill_limit = 10  # nothing fits: every build takes the sliding path
-    for step in [E, E, S, S, S, W, N, E, E, E, S]:
-        sim.agents.update_position(ASH, sim.agents.require(ASH).position.step(step))
+    moves = [E, E, S, S, S, W, N, E, E, E, S, (1, 1), (0, 5), (28, 29), W, N, (0, 0), S, E,
+             (14, 2), "night", E, S, "terrain", E, S, (3, 0), "day", W]
+    tick = 0
+    for move in moves:
+        here = sim.agents.require(ASH).position
+        if move == "night":
+            tick = NIGHT_TICK
+        elif move == "day":
+            tick = 24
+        elif move == "terrain":
+            sim.world.set_terrain(here.step(E), Terrain.WATER)
+        elif isinstance(move, tuple):
+            sim.agents.update_position(ASH, Position(*move))
+        elif sim.world.is_passable(here.step(move)):
+            sim.agents.update_position(ASH, here.step(move))
+        sim.world.set_tick(max(tick, sim.world.tick))
         fresh = PerceptionBuilder(sim.world, sim.agents, sim.conversations, sim.gathering)
-        assert sliding.build(ASH, 0, text=False).cells == fresh.build(ASH, 0, text=False).cells
-    assert sliding._filled == 0  # the shared store was never used
+        assert sliding.build(ASH, tick, text=False) == fresh.build(ASH, tick, text=False)
+    assert not sliding._store.whole
+    assert all(row is None for row in sliding._store.rows)  # the shared store was never used

@@ -1,0 +1,96 @@
+"""The cell store behind PerceptionBuilder: cells made in bulk, slid windows, makers."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from adapters.perception_cells import CellStore, _make_cells, _slide, fast_constructor
+from config import load_config
+from core.perception import SeenCell
+from core.terrain import TERRAIN_CODE, TERRAIN_ORDER, Terrain
+from core.types import Position
+from core.world import WorldState
+from services.world_service import Clock, TerrainRules, WorldService
+
+RULES = TerrainRules.from_traits(load_config(None).terrain.terrains)
+
+
+def world(width: int = 12, height: int = 9, seed: int = 3) -> WorldService:
+    codes = np.random.default_rng(seed).choice(
+        [TERRAIN_CODE[t] for t in Terrain], size=(height, width)).astype(np.uint8)
+    return WorldService(WorldState(width, height, 1), codes, RULES, clock=Clock())
+
+
+def expected(w: WorldService, x0: int, y0: int, x1: int, y1: int) -> list[SeenCell]:
+    """The cells as the dataclass constructors make them, one by one."""
+    return [
+        SeenCell(Position(x, y), TERRAIN_ORDER[w.codes[y, x]], RULES.gather[w.codes[y, x]],
+                 bool(w.passable[y, x]))
+        for y in range(y0, y1) for x in range(x0, x1)
+    ]
+
+
+@pytest.mark.parametrize("window", [(0, 0, 12, 1), (3, 2, 4, 9), (2, 1, 9, 8), (5, 5, 6, 6)])
+def test_cells_made_in_bulk_are_what_the_constructors_make(window):
+    w = world()
+    made = _make_cells(w, *window)
+    assert made == expected(w, *window)
+    assert all(type(c) is SeenCell and type(c.position) is Position for c in made)
+    assert all(type(c.passable) is bool for c in made)
+    assert {hash(c) for c in made} == {hash(c) for c in expected(w, *window)}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made[0].passable = False  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("move", [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-2, 3), (6, 0)])
+def test_a_slid_window_reuses_what_it_shares_and_makes_the_rest(move):
+    w = world(20, 20)
+    last = (5, 5, 12, 12)
+    old = tuple(_make_cells(w, *last))
+    dx, dy = move
+    now = (5 + dx, 5 + dy, 12 + dx, 12 + dy)
+    slid = _slide(w, last, old, *now)
+    assert list(slid) == expected(w, *now)
+    shared = {id(c) for c in old}
+    kept = [c for c in slid if id(c) in shared]
+    assert len(kept) == max(0, 7 - abs(dx)) * max(0, 7 - abs(dy))  # reused, not remade
+
+
+def test_a_world_that_fits_is_kept_whole_and_a_terrain_change_remakes_its_square():
+    w = world(40, 30)
+    store = CellStore(limit=40 * 30)
+    store.sync(w)
+    assert store.whole
+    first = store.window(w, None, (), 10, 10, 17, 17)
+    assert list(first) == expected(w, 10, 10, 17, 17)
+    assert store.window(w, None, (), 10, 10, 17, 17)[0] is first[0]  # kept, not remade
+    w.set_terrain(Position(12, 12), Terrain.WATER)
+    assert store.stale(w)
+    store.sync(w)
+    again = store.window(w, None, (), 10, 10, 17, 17)
+    assert list(again) == expected(w, 10, 10, 17, 17)
+    assert again[2 * 7 + 2].terrain is Terrain.WATER
+    assert again[-1] is first[-1]  # (16, 16), in another square: still the kept cell
+    small = CellStore(limit=40 * 30 - 1)
+    small.sync(w)
+    assert not small.whole
+
+
+def test_fast_constructor_falls_back_to_descriptors_when_no_twin_fits():
+    class Loose:  # instances have a __dict__: no slots-only twin has the same layout
+        pass
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Odd(Loose):
+        x: int
+        y: str
+
+    make = fast_constructor(Odd)
+    assert make is not Odd
+    made = make(1, "a")
+    assert type(made) is Odd and made == Odd(1, "a")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.x = 2  # type: ignore[misc]
