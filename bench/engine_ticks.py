@@ -66,19 +66,26 @@ async def _measure(config: HearthConfig, agents: int, side: int) -> dict[str, fl
             engine = HearthEngine(storage, config, mind=mind)
             await engine.initialize()
             await engine.tick_once()  # warm-up: first sight of everyone, caches
-            times, turns, actions = [], 0, 0
+            times, turns, actions, travelled = [], 0, 0, 0
+            phases: dict[str, list[float]] = {}
             for _ in range(DAY_TICKS - 1):
                 started = time.perf_counter()
                 ctx = await engine.tick_once()
                 times.append(time.perf_counter() - started)
                 turns += len(ctx.turn_results)
                 actions += ctx.action_count
+                travelled += len(ctx.moved)
+                for name, ms in ctx.phase_ms:
+                    phases.setdefault(name, []).append(ms)
     return {
         "median_tick_s": statistics.median(times),
         "max_tick_s": max(times),
         "turns_per_s": turns / sum(times),
+        "agent_ticks_per_s": agents * len(times) / sum(times),
         "actions_per_turn": actions / max(turns, 1),
         "turns_per_tick": turns / len(times),
+        "travelling_per_tick": travelled / len(times),
+        "phase_ms": {name: statistics.median(v) for name, v in phases.items()},
     }
 
 
@@ -103,6 +110,15 @@ def run() -> list[Figure]:
             f"{r['actions_per_turn']:.2f} actions/turn)",
             ">= 10,000" if agents == 1_000 else "",
             r["turns_per_s"] >= 10_000 if agents == 1_000 else None,
+        ))
+        figures.append(Figure(
+            f"{label}: agents served per second (turns + journey steps)",
+            f"{r['agent_ticks_per_s']:,.0f} ({r['travelling_per_tick']:.0f} travelling/tick)",
+        ))
+        figures.append(Figure(
+            f"{label}: median phase times",
+            ", ".join(f"{name} {ms:.1f}" for name, ms in r["phase_ms"].items() if ms >= 0.5)
+            + " (ms)",
         ))
     base = per_agent_us[CASES[0][0]]
     for agents, _ in CASES:

@@ -36,7 +36,8 @@ class TurnWrite:
     capture: Capture
     events: tuple[EventRow, ...]
     turn: TurnRow
-    mind: MindRow
+    mind: MindRow | None
+    """None when the mind's state is what its row already holds."""
 
 
 CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
@@ -136,7 +137,8 @@ class TurnCommitter:
         cap.merge(self._world_capture())
         rows.extend(event_rows(events))
         await self._write(
-            cap, rows, turns=[w.turn for w in queued], minds=[w.mind for w in queued],
+            cap, rows, turns=[w.turn for w in queued],
+            minds=[w.mind for w in queued if w.mind is not None],
             finish=finish_tick is not None,
         )
 

@@ -82,6 +82,8 @@ class HearthEngine:
         self.stop_requested = False
         self.resumed_tick: int | None = None
         self._files: dict[str, AgentFiles] = {}
+        self._states: dict[str, tuple[str, str]] = {}
+        """Each agent's mind kind and state JSON as last queued for commit."""
         self._opened_storage = False
         self.collector = TickCollector()
 
@@ -108,6 +110,7 @@ class HearthEngine:
             mind = self.mind_for(name)
             if row.kind == mind.kind:
                 mind.set_state(AgentName(name), json.loads(row.state))
+                self._states[name] = (row.kind, row.state)
         self.committer = TurnCommitter(
             self.storage, self.sim, self.mirror,
             batch_turns=settings.scheduling.commit_batch_turns,
@@ -212,10 +215,16 @@ class HearthEngine:
         if log.error:
             record["error"] = log.error
         dumps = _canonical
+        state_text = dumps(dict(state))
+        # A mind's row is rewritten only when what it remembers changed (the row
+        # then holds the state after its latest turn either way).
+        remembered = (mind.kind, state_text)
+        unchanged = self._states.get(name) == remembered
+        self._states[name] = remembered
         self.committer.add(TurnWrite(
             cap, event_rows(log.events),
             TurnRow(tick, name, mind.kind, len(log.actions), log.ended, dumps(record)),
-            MindRow(name, mind.kind, dumps(dict(state)), tick),
+            None if unchanged else MindRow(name, mind.kind, state_text, tick),
         ))
         return TurnResult(
             name, tick, mind.kind, log.actions, log.ended, log.error,

@@ -43,6 +43,7 @@ class MindRow:
     state: str
     """JSON of `Mind.get_state(agent)` after the agent's last committed turn."""
     tick: int
+    """The tick of the turn that last changed the state."""
 
 
 @dataclass(frozen=True, slots=True)

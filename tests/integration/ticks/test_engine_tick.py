@@ -121,6 +121,26 @@ async def test_mind_state_is_given_back_after_a_restart(scripted, make_engine) -
         assert mind.turns and set(mind.turns.values()) == {2}
 
 
+async def test_a_mind_row_is_rewritten_only_when_its_state_changed(
+    scripted, make_engine, small_world: Path
+) -> None:
+    class Steady(scripted):
+        def get_state(self, agent):
+            return {"mood": "calm"}
+
+    async with make_engine(Steady()) as engine:
+        for _ in range(3):
+            await engine.tick_once()
+    rows = _rows(small_world / "world.db", "SELECT state, tick FROM minds")
+    assert rows and {r for r in rows} == {('{"mood":"calm"}', 0)}
+
+    async with make_engine(scripted()) as engine:  # counts turns: changes every time
+        await engine.tick_once()
+        await engine.tick_once()
+    rows = _rows(small_world / "world.db", "SELECT state, tick FROM minds")
+    assert {r for r in rows} == {('{"turns":2}', 4)}
+
+
 async def test_the_event_log_is_reconciled_after_losing_its_tail(
     scripted, make_engine, small_world: Path
 ) -> None:
