@@ -30,12 +30,14 @@ class Action:
 
 
 def _direction(action: Action, attr: str = "direction") -> None:
-    object.__setattr__(action, attr, Direction.parse(getattr(action, attr)))
+    value = getattr(action, attr)
+    if type(value) is not Direction:  # the parser already hands over a Direction
+        object.__setattr__(action, attr, Direction.parse(value))
 
 
 def _cardinal(action: Action, attr: str = "direction") -> None:
     _direction(action, attr)
-    if not getattr(action, attr).is_cardinal:
+    if getattr(action, attr) is Direction.DOWN:
         raise ValueError(f"{action.name} needs north, south, east or west, not 'down'")
 
 
@@ -386,7 +388,18 @@ class ActionResult:
         events: tuple[DomainEvent, ...] | list[DomainEvent] = (),
         data: Mapping[str, Any] | None = None,
     ) -> ActionResult:
-        return cls(True, message, tuple(events), data or {})
+        if cls is not ActionResult:
+            return cls(True, message, tuple(events), data or {})
+        # Every action ends here, thousands of times a tick: the fields are set as
+        # __init__ and __post_init__ would set them, without their checks (a success
+        # has no reason to check) or the frozen dataclass's per-field setattr calls.
+        result = _new(ActionResult)
+        _set_success(result, True)
+        _set_message(result, message)
+        _set_events(result, tuple(events))
+        _set_data(result, MappingProxyType(dict(data or {})))
+        _set_reason(result, "")
+        return result
 
     @classmethod
     def fail(
@@ -396,7 +409,23 @@ class ActionResult:
         *,
         reason: FailureReason = FailureReason.NOT_ALLOWED,
     ) -> ActionResult:
-        return cls(False, message, (), data or {}, reason)
+        if cls is not ActionResult or type(reason) is not FailureReason:
+            return cls(False, message, (), data or {}, reason)
+        result = _new(ActionResult)  # as in `ok`; the reason is already a FailureReason
+        _set_success(result, False)
+        _set_message(result, message)
+        _set_events(result, ())
+        _set_data(result, MappingProxyType(dict(data or {})))
+        _set_reason(result, reason)
+        return result
+
+
+_new = object.__new__
+_set_success, _set_message, _set_events, _set_data, _set_reason = (
+    ActionResult.__dict__[name].__set__
+    for name in ("success", "message", "events", "data", "reason")
+)
+"""Slot setters, which a frozen dataclass's __setattr__ cannot block."""
 
 
 def _failure_reason(raw: object) -> FailureReason:

@@ -53,8 +53,13 @@ class Inventory:
         if quantity <= 0:
             raise InventoryError(f"quantity must be positive, got {quantity}")
         stacks = dict(self.stacks)
-        stacks[resource] = stacks.get(resource, 0) + quantity
-        return Inventory(stacks, self.items)
+        have = stacks.get(resource)
+        if have is None:  # a new name: checked, and put in its sorted place
+            item_type(resource)
+            stacks[resource] = quantity
+            return Inventory._trusted(dict(sorted(stacks.items())), self.items)
+        stacks[resource] = have + quantity
+        return Inventory._trusted(stacks, self.items)
 
     def remove_resource(self, resource: str, quantity: int) -> Inventory:
         if quantity <= 0:
@@ -63,8 +68,25 @@ class Inventory:
         if have < quantity:
             raise InventoryError(f"needs {quantity} {resource}, carrying {have}")
         stacks = dict(self.stacks)
-        stacks[resource] = have - quantity
-        return Inventory(stacks, self.items)
+        if have == quantity:
+            del stacks[resource]
+        else:
+            stacks[resource] = have - quantity
+        return Inventory._trusted(stacks, self.items)
+
+    @classmethod
+    def _trusted(cls, stacks: dict[str, int], items: tuple[Item, ...]) -> Inventory:
+        """An inventory from stacks and items already in the shape `__post_init__` makes
+        (valid names, positive counts, sorted; a tuple of items with distinct ids).
+
+        Gathering, crafting and building change one stack of an inventory whose other
+        stacks were checked when it was made; checking every name again with a regular
+        expression cost more than the change.
+        """
+        new = _new(cls)
+        _set_stacks(new, MappingProxyType(stacks))
+        _set_items(new, items)
+        return new
 
     def add_item(self, item: Item) -> Inventory:
         return Inventory(self.stacks, (*self.items, item))
@@ -150,10 +172,23 @@ class Agent:
         The engine replaces an agent several times per turn; `dataclasses.replace`
         re-validates the name each time and cost more than the move itself. Every
         caller below passes a value that keeps the agent valid.
+
+        The fields are copied by their slot descriptors, one line each (checked
+        against the field list at import): a loop over names with
+        `object.__setattr__` cost three times as much, on every step of every walk.
         """
-        new = object.__new__(Agent)
-        for name in _AGENT_FIELDS:
-            object.__setattr__(new, name, value if name == field_name else getattr(self, name))
+        new = _new(Agent)
+        _set_name(new, self.name)
+        _set_model_id(new, self.model_id)
+        _set_personality(new, self.personality)
+        _set_position(new, self.position)
+        _set_inventory(new, self.inventory)
+        _set_journey(new, self.journey)
+        _set_is_sleeping(new, self.is_sleeping)
+        _set_known_agents(new, self.known_agents)
+        _set_last_active_tick(new, self.last_active_tick)
+        _set_session_id(new, self.session_id)
+        _SETTERS[field_name](new, value)
         return new
 
     def with_position(self, position: Position) -> Agent:
@@ -181,3 +216,15 @@ class Agent:
 
 
 _AGENT_FIELDS = tuple(f.name for f in fields(Agent))
+
+_new = object.__new__
+_set_stacks, _set_items = (Inventory.__dict__[f.name].__set__ for f in fields(Inventory))
+_SETTERS = {name: Agent.__dict__[name].__set__ for name in _AGENT_FIELDS}
+"""Field name -> its slot's setter, which a frozen dataclass's __setattr__ cannot block."""
+(_set_name, _set_model_id, _set_personality, _set_position, _set_inventory, _set_journey,
+ _set_is_sleeping, _set_known_agents, _set_last_active_tick, _set_session_id) = (
+    _SETTERS[name] for name in (
+        "name", "model_id", "personality", "position", "inventory", "journey",
+        "is_sleeping", "known_agents", "last_active_tick", "session_id"))
+if len(_SETTERS) != 10:  # pragma: no cover - a new field must be copied in _evolve too
+    raise RuntimeError(f"Agent._evolve copies 10 fields; Agent has {_AGENT_FIELDS}")

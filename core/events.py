@@ -29,10 +29,34 @@ class DomainEvent:
     tick: int
 
     def to_dict(self) -> dict[str, Any]:
+        """The event as JSON-ready primitives: type, category, then each field in order.
+
+        Every event of every turn is written, so this is on the commit's hot path: the
+        field names come from a per-class table (`dataclasses.fields` rebuilt a tuple
+        each call), and the common values (text, whole numbers, positions, sets of
+        names) are made plain inline; anything else goes through `_plain`, as before.
+        """
+        cls = type(self)
+        names = _FIELD_NAMES.get(cls)
+        if names is None:
+            names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
         out: dict[str, Any] = {"type": self.event_type, "category": self.category}
-        for f in dataclasses.fields(self):
-            out[f.name] = _plain(getattr(self, f.name))
+        for name in names:
+            value = getattr(self, name)
+            kind = type(value)
+            if kind is str or kind is int or value is None:
+                out[name] = value
+            elif kind is Position:
+                out[name] = {"x": value.x, "y": value.y}
+            elif kind is frozenset and all(type(v) is str for v in value):
+                out[name] = sorted(value)  # names: each already plain
+            else:
+                out[name] = _plain(value)
         return out
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""Event class -> its dataclass field names, in declaration order."""
 
 
 def _plain(value: Any) -> Any:

@@ -195,13 +195,31 @@ def _crafting_reason(message: str) -> FailureReason:
     return R.BAD_INPUT
 
 
+_NAMED: dict[type, tuple[tuple[str, ...], bool]] = {}
+"""Action type -> (its NAME_FIELDS, in that order; whether it has `items`)."""
+
+
+def _named(kind: type) -> tuple[tuple[str, ...], bool]:
+    """Which name arguments an action type has, worked out once per type: most actions
+    (a walk, a gather) have none, and asking each instance for seven missing
+    attributes cost more than the checks."""
+    found = _NAMED.get(kind)
+    if found is None:
+        found = _NAMED[kind] = (tuple(f for f in NAME_FIELDS if hasattr(kind, f)),
+                                hasattr(kind, "items"))
+    return found
+
+
 def _overlong_name(action: Action) -> str | None:
     """A refusal for a name argument no real name could match, or None."""
-    for field in NAME_FIELDS:
+    fields, has_items = _named(type(action))
+    for field in fields:
         value = getattr(action, field, None)
         if isinstance(value, str) and len(value) > MAX_NAME_LENGTH:
             return (f"{field} is {len(value)} characters long; no name here is longer than "
                     f"{MAX_NAME_LENGTH}")
+    if not has_items:
+        return None
     items = getattr(action, "items", None)
     if isinstance(items, tuple):
         if len(items) > 20:
@@ -211,6 +229,10 @@ def _overlong_name(action: Action) -> str | None:
                 return (f"an item name of {len(value)} characters; no name here is longer "
                         f"than {MAX_NAME_LENGTH}")
     return None
+
+
+_NO_NAMES: tuple[tuple[str, ...], bool] = ((), False)
+"""What `_named` says of an action with no name arguments, which needs no check."""
 
 
 class IdSource:
@@ -310,9 +332,10 @@ class ActionEngine:
         if handler is None:
             return ActionResult.fail(f"{getattr(action, 'name', action)!r} is not an action",
                                      reason=R.BAD_INPUT)
-        too_long = _overlong_name(action)
-        if too_long:
-            return ActionResult.fail(too_long, reason=R.TOO_LONG)
+        if _named(type(action)) != _NO_NAMES:
+            too_long = _overlong_name(action)
+            if too_long:
+                return ActionResult.fail(too_long, reason=R.TOO_LONG)
         if agent.is_sleeping:
             return ActionResult.fail("you are asleep; you will wake in the morning",
                                      reason=R.ASLEEP)
@@ -336,46 +359,83 @@ class ActionEngine:
 
     def _walk(self, agent: Agent, action: WalkAction, tick: int) -> ActionResult:
         direction = action.direction
-        reason = self.agents.step_blocker(agent.position, direction)
+        agents = self.agents
+        start = agent.position
+        reason = agents.step_blocker(start, direction)
         if reason:
             return ActionResult.fail(
                 f"you cannot walk {direction.value}: {reason}",
-                reason=self._step_reason(agent.position, direction),
+                reason=self._step_reason(start, direction),
             )
-        events = []
-        radius = self.world.vision_radius()
-        seen = (set() if action.steps == 1 else
-                {a.name for a in self.agents.get_nearby_agents(agent.position, radius)})
-        start, here_agent, stopped = agent.position, agent, None
-        for taken in range(1, action.steps + 1):
-            moved = self.agents.step_checked(here_agent, direction)
-            events.append(AgentMovedEvent(tick, agent.name, here_agent.position, moved.position))
-            here_agent = moved
-            if taken == action.steps:
-                break
-            now = {a.name for a in self.agents.get_nearby_agents(moved.position, radius)}
-            newcomers = sorted(now - seen - {agent.name})
-            if newcomers:
-                stopped = f"{newcomers[0]} came into view"
-                break
-            blocker = self.agents.step_blocker(moved.position, direction)
-            if blocker:
-                stopped = blocker
-                break
-        here = self.world.terrain_at(here_agent.position).value
+        steps = action.steps
+        name = agent.name
+        here_agent = agents.step_checked(agent, direction)
+        events = [AgentMovedEvent(tick, name, start, here_agent.position)]
+        stopped = None
+        if steps > 1:
+            here_agent, stopped = self._walk_on(start, here_agent, direction, steps, tick,
+                                                events)
+        here_pos = here_agent.position
+        here = self.world.terrain_name_at(here_pos)
         count = len(events)
-        if count == 1 and action.steps == 1:
-            text = f"you walk {direction.value} onto {here}"
+        word = direction.value
+        if count == 1 and steps == 1:
+            text = f"you walk {word} onto {here}"
         else:
-            text = (f"you walk {count} step{'s' if count != 1 else ''} {direction.value} "
-                    f"onto {here}")
+            text = f"you walk {count} step{'s' if count != 1 else ''} {word} onto {here}"
             if stopped:
                 text += f", and stop: {stopped}"
         return ActionResult.ok(
             text, events,
-            {"position": [here_agent.position.x, here_agent.position.y], "terrain": here,
+            {"position": [here_pos.x, here_pos.y], "terrain": here,
              "steps": count, "from": [start.x, start.y], "stopped": stopped},
         )
+
+    def _walk_on(
+        self, start: Position, moved: Agent, direction: Direction, steps: int, tick: int,
+        events: list,
+    ) -> tuple[Agent, str | None]:
+        """The steps of a walk after its first: (where the walker ends, why it stopped
+        early or None). `events` gets one AgentMovedEvent per step.
+
+        The walk stops on a cell from which someone is in view who was not in view
+        from where it started, or when the next step is blocked. Nobody else moves
+        while a walk runs, so everyone who could come into view along it is found with
+        one look before the second step: views are checked from the cells after steps
+        1 .. steps - 1, which all share the start's columns (or rows), so a newcomer
+        stands in the strip of `steps - 1` rows (columns) just beyond the start's own
+        view, ahead. Each step then only checks that short list (almost always empty)
+        instead of asking who is near.
+        """
+        agents = self.agents
+        name = moved.name
+        radius = self.world.vision_radius()
+        dx, dy = direction.delta
+        sx, sy = start.x, start.y
+        near, far = radius + 1, radius + steps - 1
+        if dx:
+            x0, x1 = (sx + near, sx + far) if dx > 0 else (sx - far, sx - near)
+            y0, y1 = sy - radius, sy + radius
+        else:
+            x0, x1 = sx - radius, sx + radius
+            y0, y1 = (sy + near, sy + far) if dy > 0 else (sy - far, sy - near)
+        ahead = agents.agents_in_box(x0, y0, x1, y1) if radius >= 0 else ()
+        unseen = sorted(  # by name: the first in view is the one to name
+            (a.name, a.position.x, a.position.y) for a in ahead if a.name != name
+        ) if ahead else ()
+        for _ in range(steps - 1):
+            here = moved.position
+            hx, hy = here.x, here.y
+            for other, ox, oy in unseen:
+                if abs(ox - hx) <= radius and abs(oy - hy) <= radius:
+                    return moved, f"{other} came into view"
+            blocker = agents.step_blocker(here, direction)
+            if blocker:
+                return moved, blocker
+            after = agents.step_checked(moved, direction)
+            events.append(AgentMovedEvent(tick, name, here, after.position))
+            moved = after
+        return moved, None
 
     def _step_reason(self, pos: Position, direction: Direction) -> FailureReason:
         """Which of step_blocker's rules refused a step (a failure changed nothing, so

@@ -20,14 +20,18 @@ from core.agent import Agent, Inventory, Journey
 from core.constants import distance_bucket
 from core.objects import Item
 from core.types import AgentName, Direction, Position
+from services.changes import collecting_now
 from services.pathfinding import find_path
-from services.world_service import WorldService
+from services.world_service import STEP_IMPASSABLE, STEP_OFF_MAP, WorldService
 from storage.homes import AgentHomes
 
 BUCKET_SIZE = 8
 """Side of an index bucket, in cells: a vision square (7x7 by day) touches 1-4 buckets."""
 
 Bucket = tuple[int, int]
+
+_DOWN = Direction.DOWN
+"""Read once: an enum member read through its class is a descriptor call."""
 
 
 class AgentRuleError(ValueError):
@@ -135,6 +139,25 @@ class AgentService:
                     found.append(agent)
         return sorted(found, key=lambda a: (a.position.manhattan(pos), a.name))
 
+    def agents_in_box(self, x0: int, y0: int, x1: int, y1: int) -> list[Agent]:
+        """Everyone standing on cells x0 <= x <= x1, y0 <= y <= y1, in no particular order."""
+        if x1 < x0 or y1 < y0:
+            return []
+        bx0, bx1 = x0 // BUCKET_SIZE, x1 // BUCKET_SIZE
+        by0, by1 = y0 // BUCKET_SIZE, y1 // BUCKET_SIZE
+        buckets, everyone = self._buckets, self._agents
+        found = []
+        for bx in range(bx0, bx1 + 1):
+            for by in range(by0, by1 + 1):
+                group = buckets.get((bx, by))
+                if group:
+                    for name in group:
+                        agent = everyone[name]
+                        p = agent.position
+                        if x0 <= p.x <= x1 and y0 <= p.y <= y1:
+                            found.append(agent)
+        return found
+
     def visible_to(self, name: str) -> list[Agent]:
         """Others the agent can see right now (vision radius, shorter at night)."""
         me = self.require(name)
@@ -152,26 +175,41 @@ class AgentService:
     def _put(self, agent: Agent) -> Agent:
         """Store a changed agent and note it for the storage layer."""
         self._store(agent)
-        self.changes.agents.add(agent.name)
+        turn = collecting_now()  # what `changes` answers, one call fewer on every step
+        (self.world.changes if turn is None else turn).agents.add(agent.name)
         return agent
 
     def _store(self, agent: Agent) -> None:
-        """Hold `agent` and keep the bucket index true; every write comes through here."""
+        """Hold `agent` and keep the bucket index true; every write comes through here.
+
+        Most writes leave the agent in its bucket (a changed inventory, a step inside
+        the same square), and then the index is left alone. Nothing reads a bucket's
+        set in its own order (every query sorts), so leaving it as it is is the same.
+        """
         name = agent.name
         old = self._agents.get(name)
         self._agents[name] = agent
+        pos = agent.position
+        tx, ty = pos.x // BUCKET_SIZE, pos.y // BUCKET_SIZE
+        buckets = self._buckets
         if old is None:
             self._rank[name] = len(self._rank)
-        elif old.position == agent.position:
-            return
         else:
-            here = (old.position.x // BUCKET_SIZE, old.position.y // BUCKET_SIZE)
-            group = self._buckets[here]
+            was = old.position
+            if was is pos:
+                return
+            hx, hy = was.x // BUCKET_SIZE, was.y // BUCKET_SIZE
+            if hx == tx and hy == ty:
+                return
+            group = buckets[hx, hy]
             group.discard(name)
             if not group:
-                del self._buckets[here]
-        there = (agent.position.x // BUCKET_SIZE, agent.position.y // BUCKET_SIZE)
-        self._buckets.setdefault(there, set()).add(name)
+                del buckets[hx, hy]
+        group = buckets.get((tx, ty))
+        if group is None:
+            buckets[tx, ty] = {name}
+        else:
+            group.add(name)
 
     def update_position(self, name: str, pos: Position) -> Agent:
         agent = self.require(name)
@@ -193,17 +231,17 @@ class AgentService:
 
     def step_blocker(self, pos: Position, direction: Direction) -> str | None:
         """Why a step is impossible, or None if it is fine."""
-        world = self.world
-        if direction is Direction.DOWN:
+        if direction is _DOWN:
             return "down is where you already stand; choose north, south, east or west"
-        target = pos.step(direction)
-        if not world.in_bounds(target):
+        refusal = self.world.step_refusal(pos, direction)
+        if not refusal:
+            return None
+        if refusal == STEP_OFF_MAP:
             return f"the world ends to the {direction.value}"
-        if not world.is_passable(target):
-            return f"{world.terrain_at(target).value} to the {direction.value} cannot be crossed"
-        if world.edge_blocked(pos, direction):
-            return f"a wall stands to the {direction.value}"
-        return None
+        if refusal == STEP_IMPASSABLE:
+            terrain = self.world.terrain_at(pos.step(direction)).value
+            return f"{terrain} to the {direction.value} cannot be crossed"
+        return f"a wall stands to the {direction.value}"
 
     def set_sleeping(self, name: str, sleeping: bool) -> Agent:
         return self._put(self.require(name).with_sleeping(sleeping))
@@ -265,8 +303,8 @@ class AgentService:
     # ------------------------------------------------------------------ journeys
 
     def plan_path(self, start: Position, goal: Position) -> list[Position] | None:
-        blocked_east, blocked_south = self.world.blocked_arrays()
-        return find_path(self.world.passable, blocked_east, blocked_south, start, goal)
+        passable, blocked_east, blocked_south, masks = self.world.path_grid()
+        return find_path(passable, blocked_east, blocked_south, start, goal, masks=masks)
 
     def start_journey(self, name: str, destination: Position) -> Journey:
         agent = self.require(name)

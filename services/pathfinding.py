@@ -15,9 +15,13 @@ How the search works, and why:
    the steps allowed out of it (bounds, walls and the target's passability folded in).
    ``tobytes()`` turns it into a ``bytes`` object: indexing that yields a plain ``int``
    and costs a fraction of a numpy scalar read, and the conversion is a memory copy
-   (``tolist()`` on 250,000 cells would cost milliseconds).
+   (``tolist()`` on 250,000 cells would cost milliseconds). The masks depend only on the
+   grid, so a caller planning many paths keeps them (``move_masks``, ``masks=``): the
+   WorldService recomputes them only after a wall, door or terrain change.
 2. **A\\* over flat indices.** Cell ``(x, y)`` is ``y * width + x``; g-costs and parents
-   are Python lists, the closed set a ``bytearray``. Each heap entry is ONE integer
+   are dictionaries and the closed set a set, over the cells the search touches only
+   (arrays over the whole map cost milliseconds to fill, for a journey whose search
+   touches a few hundred cells). Each heap entry is ONE integer
    ``(f * span + h) * cells + index``, so ``heapq`` compares ints, never tuples. The key
    orders by f (optimality), then by smaller h (on open ground the search runs straight
    at the goal and expands little more than the path itself), then by cell index, so
@@ -52,7 +56,7 @@ import numpy as np
 
 from core.types import Position
 
-__all__ = ["REACHABILITY_CHECK_AFTER", "find_path", "is_walkable"]
+__all__ = ["REACHABILITY_CHECK_AFTER", "find_path", "is_walkable", "move_masks"]
 
 REACHABILITY_CHECK_AFTER = 4096
 """A* expansions after which the search checks, once, that the goal can be reached.
@@ -201,18 +205,22 @@ def _search(
     cells = len(masks)
     span = width + cells // width  # every heuristic value is below this
     goal_y, goal_x = divmod(goal, width)
-    g_cost = [cells] * cells  # no path is `cells` steps long, so this means "unseen"
-    parent = [-1] * cells
-    closed = bytearray(cells)
+    # Costs, parents and the closed set are dictionaries over the cells the search
+    # touches, not arrays over the map: a journey of 30 cells touches a few hundred,
+    # and filling three 250,000-cell arrays cost ten times the search itself.
+    g_cost = {start: 0}  # a cell not in it is unseen
+    parent: dict[int, int] = {}
+    closed: set[int] = set()
     start_y, start_x = divmod(start, width)
     h = abs(start_x - goal_x) + abs(start_y - goal_y)
-    g_cost[start] = 0
     heap = [(h * span + h) * cells + start]
     expanded = 0
     check_at = REACHABILITY_CHECK_AFTER
+    unseen = cells  # no path is `cells` steps long
+    cost_of = g_cost.get
     while heap:
         cell = heappop(heap) % cells
-        if closed[cell]:
+        if cell in closed:
             continue
         if cell == goal:
             path = []
@@ -221,7 +229,7 @@ def _search(
                 cell = parent[cell]
             path.reverse()
             return path
-        closed[cell] = 1
+        closed.add(cell)
         expanded += 1
         if expanded == check_at and not reachable():
             return None
@@ -234,33 +242,46 @@ def _search(
         g_next = g_cost[cell] + 1
         if mask & _NORTH:
             nxt = cell - width
-            if g_next < g_cost[nxt]:
+            if g_next < cost_of(nxt, unseen):
                 g_cost[nxt] = g_next
                 parent[nxt] = cell
                 h = abs(dx) + abs(dy - 1)
                 heappush(heap, ((g_next + h) * span + h) * cells + nxt)
         if mask & _EAST:
             nxt = cell + 1
-            if g_next < g_cost[nxt]:
+            if g_next < cost_of(nxt, unseen):
                 g_cost[nxt] = g_next
                 parent[nxt] = cell
                 h = abs(dx + 1) + abs(dy)
                 heappush(heap, ((g_next + h) * span + h) * cells + nxt)
         if mask & _SOUTH:
             nxt = cell + width
-            if g_next < g_cost[nxt]:
+            if g_next < cost_of(nxt, unseen):
                 g_cost[nxt] = g_next
                 parent[nxt] = cell
                 h = abs(dx) + abs(dy + 1)
                 heappush(heap, ((g_next + h) * span + h) * cells + nxt)
         if mask & _WEST:
             nxt = cell - 1
-            if g_next < g_cost[nxt]:
+            if g_next < cost_of(nxt, unseen):
                 g_cost[nxt] = g_next
                 parent[nxt] = cell
                 h = abs(dx - 1) + abs(dy)
                 heappush(heap, ((g_next + h) * span + h) * cells + nxt)
     return None
+
+
+def move_masks(
+    passable: np.ndarray, blocked_east: np.ndarray, blocked_south: np.ndarray
+) -> bytes:
+    """The grid's move masks (see `_move_masks`) as bytes, ready for `find_path`.
+
+    They depend only on the three arrays, and computing them is most of the cost of a
+    short search on a large map, so a caller that plans many paths on a grid that
+    rarely changes (the WorldService) keeps them and passes them in.
+    """
+    _check_grid(passable, blocked_east, blocked_south)
+    return _move_masks(passable, blocked_east, blocked_south).tobytes()
 
 
 def find_path(
@@ -269,6 +290,8 @@ def find_path(
     blocked_south: np.ndarray,
     start: Position,
     goal: Position,
+    *,
+    masks: bytes | None = None,
 ) -> list[Position] | None:
     """A shortest 4-connected walk from `start` (excluded) to `goal` (included).
 
@@ -277,17 +300,24 @@ def find_path(
     crossing a blocked edge; the start itself need not be passable. Among equally short
     paths the choice is fixed, so the same inputs always give the same path.
 
-    Raises ValueError for arrays that are not three 2-D boolean arrays of one shape, and
-    for a start outside the map (a caller's bug: nobody stands there).
+    `masks`, if given, must be `move_masks` of these same three arrays; without it
+    they are computed here.
+
+    Raises ValueError for arrays that are not three 2-D boolean arrays of one shape,
+    for masks of another size, and for a start outside the map (a caller's bug: nobody
+    stands there).
     """
     height, width = _check_grid(passable, blocked_east, blocked_south)
+    if masks is not None and len(masks) != height * width:
+        raise ValueError(f"{len(masks)} move masks for a {width}x{height} map")
     if not _inside(start, width, height):
         raise ValueError(f"start {start} is outside the {width}x{height} map")
     if start == goal:
         return []
     if not _inside(goal, width, height) or not passable[goal.y, goal.x]:
         return None
-    masks = _move_masks(passable, blocked_east, blocked_south).tobytes()
+    if masks is None:
+        masks = _move_masks(passable, blocked_east, blocked_south).tobytes()
     start_cell = start.y * width + start.x
     goal_cell = goal.y * width + goal.x
 

@@ -5,14 +5,20 @@ keys, wrong types, a number where a name belongs, a list where a word belongs.
 Each field is checked against the action's own declared type before the action
 is built; the action's constructor then checks values (limits, directions). Any
 problem becomes one clear sentence; nothing here raises for bad input.
+
+Every agent turn parses several tool calls, so the per-field work is decided once
+per tool (`_plan`): which fields there are, which are required, and a converter
+chosen for each field's type. A call then only runs those converters, whose first
+test is the common, well-formed case (a plain str, a plain int, a lower-case
+direction word); anything else falls through to the full checks and messages.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
+import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from core.actions import ACTION_TYPES, Action
@@ -24,62 +30,137 @@ class ToolInputError(ValueError):
     """The tool call cannot become an action; the message says why."""
 
 
+Converter = Callable[[str, Any], Any]
+"""(field name, raw value) -> the value the action takes, or ToolInputError."""
+
+
 def _describe(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _convert(field: str, hint: Any, value: Any) -> Any:
+_DIRECTION_WORDS: dict[str, Direction] = {d.value: d for d in Direction}
+"""Exact lower-case words: what models send almost always, found without parsing."""
+
+
+def _to_direction(field: str, value: Any) -> Direction:
+    if type(value) is str:
+        found = _DIRECTION_WORDS.get(value)
+        if found is not None:
+            return found
+    elif not isinstance(value, str):
+        raise ToolInputError(f"{field} must be a direction word, not {_describe(value)}")
+    try:
+        return Direction.parse(value)
+    except ValueError as exc:
+        raise ToolInputError(f"{field}: {exc}") from None
+
+
+def _to_privacy(field: str, value: Any) -> Privacy:
+    if not isinstance(value, str) or value.strip().lower() not in {"public", "private"}:
+        raise ToolInputError(f"{field} must be 'public' or 'private', not {_describe(value)}")
+    return Privacy(value.strip().lower())
+
+
+def _to_position(field: str, value: Any) -> Position:
+    if isinstance(value, Mapping) and set(value) == {"x", "y"}:
+        x, y = value["x"], value["y"]
+    elif isinstance(value, list | tuple) and len(value) == 2:
+        x, y = value
+    else:
+        raise ToolInputError(f"{field} must be {{'x': ..., 'y': ...}}, not {_describe(value)}")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (x, y)):
+        raise ToolInputError(f"{field} needs whole-number x and y")
+    return Position(x, y)
+
+
+def _to_int(field: str, value: Any) -> int:
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ToolInputError(f"{field} must be a whole number, not {_describe(value)}")
+    return value
+
+
+def _to_text(field: str, value: Any) -> str:
+    if type(value) is str or isinstance(value, str):
+        return value
+    raise ToolInputError(f"{field} must be text, not {_describe(value)}")
+
+
+def _to_words(field: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ToolInputError(f"{field} must be a list of words, not {_describe(value)}")
+    return tuple(value)
+
+
+def _untakeable(field: str, value: Any) -> Any:  # pragma: no cover - no action has one
+    raise ToolInputError(f"{field} has a type this tool cannot take")
+
+
+def _converter(hint: Any) -> Converter:
+    """The converter for a field's type hint (Optional[X]: None, or X's converter)."""
     origin = typing.get_origin(hint)
-    if origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
-        options = [h for h in typing.get_args(hint) if h is not type(None)]
-        if value is None:
-            return None
-        return _convert(field, options[0], value)
+    if origin is typing.Union or origin is types.UnionType:
+        inner = _converter([h for h in typing.get_args(hint) if h is not type(None)][0])
+
+        def optional(field: str, value: Any) -> Any:
+            return None if value is None else inner(field, value)
+
+        return optional
     if hint is Direction:
-        if not isinstance(value, str):
-            raise ToolInputError(f"{field} must be a direction word, not {_describe(value)}")
-        try:
-            return Direction.parse(value)
-        except ValueError as exc:
-            raise ToolInputError(f"{field}: {exc}") from None
+        return _to_direction
     if hint is Privacy:
-        if not isinstance(value, str) or value.strip().lower() not in {"public", "private"}:
-            raise ToolInputError(f"{field} must be 'public' or 'private', not {_describe(value)}")
-        return Privacy(value.strip().lower())
+        return _to_privacy
     if hint is Position:
-        if isinstance(value, Mapping) and set(value) == {"x", "y"}:
-            x, y = value["x"], value["y"]
-        elif isinstance(value, list | tuple) and len(value) == 2:
-            x, y = value
-        else:
-            raise ToolInputError(f"{field} must be {{'x': ..., 'y': ...}}, not {_describe(value)}")
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (x, y)):
-            raise ToolInputError(f"{field} needs whole-number x and y")
-        return Position(x, y)
+        return _to_position
     if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ToolInputError(f"{field} must be a whole number, not {_describe(value)}")
-        return value
+        return _to_int
     if hint is str or hint is AgentName:
-        if not isinstance(value, str):
-            raise ToolInputError(f"{field} must be text, not {_describe(value)}")
-        return value
+        return _to_text
     if origin is tuple:
-        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-            raise ToolInputError(f"{field} must be a list of words, not {_describe(value)}")
-        return tuple(value)
-    raise ToolInputError(f"{field} has a type this tool cannot take")  # pragma: no cover
+        return _to_words
+    return _untakeable
 
 
-@functools.cache
-def _shape(cls: type[Action]) -> tuple[dict[str, Any], dict[str, dataclasses.Field]]:
-    """Field type hints and fields of an action class, worked out once per class.
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Plan:
+    """How to parse one tool's arguments, worked out once per tool.
 
-    `typing.get_type_hints` evaluates string annotations with `eval` and cost ~400 µs
-    a call: more than the action itself, on every tool call of every turn.
+    `typing.get_type_hints` evaluates string annotations with `eval` (~400 µs a call),
+    and choosing a converter by inspecting the hint cost more than converting; both
+    are done here, once, instead of on every tool call of every turn.
     """
-    return typing.get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}
+
+    cls: type[Action]
+    names: frozenset[str]
+    allowed: str
+    """The field names for the "it takes: ..." refusal."""
+    fields: tuple[tuple[str, bool, Converter], ...]
+    """(name, required, converter) in declaration order."""
+
+
+_plans: dict[str, _Plan] = {}
+
+
+def _plan(tool: str) -> _Plan:
+    plan = _plans.get(tool)
+    if plan is None:
+        cls = ACTION_TYPES[tool]
+        hints = typing.get_type_hints(cls)
+        fields = dataclasses.fields(cls)
+        plan = _plans[tool] = _Plan(
+            cls,
+            frozenset(f.name for f in fields),
+            ", ".join(f.name for f in fields) or "no arguments",
+            tuple(
+                (f.name,
+                 f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+                 _converter(hints[f.name]))
+                for f in fields
+            ),
+        )
+    return plan
 
 
 def parse_action(tool: Any, arguments: Any) -> Action:
@@ -89,25 +170,23 @@ def parse_action(tool: Any, arguments: Any) -> Action:
         raise ToolInputError(f"there is no tool called {_describe(tool)}; tools are: {known}")
     if arguments is None:
         arguments = {}
-    if not isinstance(arguments, Mapping):
+    elif type(arguments) is not dict and not isinstance(arguments, Mapping):
         raise ToolInputError(f"{tool} takes named arguments, not {_describe(arguments)}")
-    cls = ACTION_TYPES[tool]
-    hints, fields = _shape(cls)
-    extra = sorted(str(k) for k in arguments if k not in fields)
-    if extra:
-        allowed = ", ".join(fields) or "no arguments"
-        raise ToolInputError(f"{tool} does not take {', '.join(extra)} (it takes: {allowed})")
+    plan = _plan(tool)
+    names = plan.names
+    for key in arguments:
+        if key not in names:
+            extra = sorted(str(k) for k in arguments if k not in names)
+            raise ToolInputError(
+                f"{tool} does not take {', '.join(extra)} (it takes: {plan.allowed})"
+            )
     values: dict[str, Any] = {}
-    for name, f in fields.items():
-        required = (
-            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        )
-        if name not in arguments:
-            if required:
-                raise ToolInputError(f"{tool} needs {name}")
-            continue
-        values[name] = _convert(name, hints[name], arguments[name])
+    for name, required, convert in plan.fields:
+        if name in arguments:
+            values[name] = convert(name, arguments[name])
+        elif required:
+            raise ToolInputError(f"{tool} needs {name}")
     try:
-        return cls(**values)
+        return plan.cls(**values)
     except (ValueError, TypeError) as exc:
         raise ToolInputError(str(exc)) from None

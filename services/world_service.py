@@ -35,9 +35,19 @@ from core.terrain import TERRAIN_CODE, TERRAIN_ORDER, Terrain, Weather
 from core.types import CARDINALS, Direction, Position
 from core.world import Cell, WorldState
 from services.changes import ChangeSet, collecting_now
+from services.pathfinding import move_masks
 
 EdgeKey = tuple[int, int, str]
 """(x, y, "e" or "s"): the east or south edge of cell (x, y)."""
+
+STEP_OK, STEP_OFF_MAP, STEP_IMPASSABLE, STEP_WALLED = 0, 1, 2, 3
+"""`WorldService.step_refusal` answers: why a step is refused (0: it is not)."""
+
+_DELTAS = {d: d.delta for d in CARDINALS}
+"""Direction -> (dx, dy), without the property call."""
+
+_TERRAIN_NAMES = tuple(t.value for t in TERRAIN_ORDER)
+"""Terrain code -> the terrain's name."""
 
 WINDOW_BUCKET = 16
 """Side of the squares objects, places and terrain changes are indexed in for window queries."""
@@ -98,6 +108,13 @@ class WorldService:
             )
         self._state = state
         self._w, self._h = state.width, state.height
+        self._time_cache: tuple[int, Clock, TimeOfDay] | None = None
+        """(tick, clock, its time of day): the last `time_of_day` answer."""
+        self._grid_version = 0
+        """Goes up with every change of terrain, wall or door: whatever `path_grid`
+        kept from an older version is out of date."""
+        self._path_grid: tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray, bytes]] | None
+        self._path_grid = None
         self.rules = rules
         self.clock = clock
         self._changes = changes if changes is not None else ChangeSet()
@@ -170,9 +187,21 @@ class WorldService:
         return self._state.weather
 
     def time_of_day(self, tick: int | None = None) -> TimeOfDay:
-        return time_of_day(
-            self.tick if tick is None else tick, self.clock.ticks_per_day, self.clock.start_hour
-        )
+        """The clock reading at `tick` (default: now).
+
+        Asked on every narration and every vision check, thousands of times a tick, for
+        the same few ticks: the last answer is kept (a TimeOfDay is immutable) and
+        reused while the tick and the clock are the same.
+        """
+        if tick is None:
+            tick = self._state.tick
+        clock = self.clock
+        known = self._time_cache
+        if known is not None and known[0] == tick and known[1] is clock:
+            return known[2]
+        when = time_of_day(tick, clock.ticks_per_day, clock.start_hour)
+        self._time_cache = (tick, clock, when)
+        return when
 
     @property
     def is_night(self) -> bool:
@@ -203,6 +232,11 @@ class WorldService:
         self._require(pos)
         return TERRAIN_ORDER[self.codes[pos.y, pos.x]]
 
+    def terrain_name_at(self, pos: Position) -> str:
+        """`terrain_at(pos).value`, read from a table: an enum's value is a property call."""
+        self._require(pos)
+        return _TERRAIN_NAMES[self.codes[pos.y, pos.x]]
+
     def is_passable(self, pos: Position) -> bool:
         x, y = pos.x, pos.y
         return 0 <= x < self._w and 0 <= y < self._h and bool(self.passable[y, x])
@@ -220,6 +254,7 @@ class WorldService:
         self.codes[pos.y, pos.x] = code
         self.passable[pos.y, pos.x] = self.rules.passable[code]
         self._terrain_version += 1
+        self._grid_version += 1
         self._terrain_stamps[(pos.x // WINDOW_BUCKET, pos.y // WINDOW_BUCKET)] = (
             self._terrain_version
         )
@@ -280,6 +315,31 @@ class WorldService:
         walls, doors, y, x = self._edge_unchecked(pos, direction)
         return bool(walls[y, x]) and not doors[y, x]
 
+    def step_refusal(self, pos: Position, direction: Direction) -> int:
+        """Why one step from `pos` (a cell inside the map) in a cardinal `direction` is
+        refused: STEP_OK (0), STEP_OFF_MAP, STEP_IMPASSABLE or STEP_WALLED, checked in
+        that order.
+
+        The same answer as in_bounds, is_passable and edge_blocked of the cell stepped
+        to, asked in one call that makes no Position: every step of every walk and
+        journey asks it, and a Position costs more than all the checks together.
+        """
+        dx, dy = _DELTAS[direction]
+        x, y = pos.x, pos.y
+        tx, ty = x + dx, y + dy
+        if not (0 <= tx < self._w and 0 <= ty < self._h):
+            return STEP_OFF_MAP
+        if not self.passable[ty, tx]:
+            return STEP_IMPASSABLE
+        if not (0 <= x < self._w and 0 <= y < self._h):
+            return STEP_OK  # edge_blocked: an edge with a side off the map has no wall
+        # The edge between the two cells is east of the western one, south of the northern.
+        if dy:
+            walled = self.wall_south[min(y, ty), x] and not self.door_south[min(y, ty), x]
+        else:
+            walled = self.wall_east[y, min(x, tx)] and not self.door_east[y, min(x, tx)]
+        return STEP_WALLED if walled else STEP_OK
+
     def can_step(self, pos: Position, direction: Direction) -> bool:
         if direction not in CARDINALS:
             return False
@@ -298,6 +358,7 @@ class WorldService:
         if walls[y, x]:
             raise WorldRuleError(f"there is already a wall on the {direction.value} side")
         walls[y, x] = True
+        self._grid_version += 1
         if material and quantity:
             self.edge_materials[self._edge_key(pos, direction)] = [(material, quantity)]
         self.changes.edges.add(self._edge_key(pos, direction))
@@ -310,6 +371,7 @@ class WorldService:
             raise WorldRuleError(f"there is no wall on the {direction.value} side")
         walls[y, x] = False
         doors[y, x] = False
+        self._grid_version += 1
         returned = self.edge_materials.pop(self._edge_key(pos, direction), [])
         self.changes.edges.add(self._edge_key(pos, direction))
         self.changes.cells.update((pos, pos.step(direction)))
@@ -324,6 +386,7 @@ class WorldService:
         if doors[y, x]:
             raise WorldRuleError(f"there is already a door on the {direction.value} side")
         doors[y, x] = True
+        self._grid_version += 1
         if material and quantity:
             self.edge_materials.setdefault(self._edge_key(pos, direction), []).append(
                 (material, quantity)
@@ -342,6 +405,25 @@ class WorldService:
     def blocked_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(blocked_east, blocked_south): walls without doors, for path finding."""
         return self.wall_east & ~self.door_east, self.wall_south & ~self.door_south
+
+    def path_grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
+        """(passable, blocked_east, blocked_south, move masks) for `find_path`.
+
+        Every journey plans a path, and on a large map building the blocked arrays and
+        move masks costs several times a short search; they change only with a wall,
+        door or terrain change, so they are kept until the next one. The arrays handed
+        out are read-only.
+        """
+        grid = self._path_grid
+        if grid is None or grid[0] != self._grid_version:
+            blocked_east, blocked_south = self.blocked_arrays()
+            passable = self.passable.view()
+            for array in (passable, blocked_east, blocked_south):
+                array.setflags(write=False)
+            masks = move_masks(passable, blocked_east, blocked_south)
+            grid = self._path_grid = (self._grid_version,
+                                      (passable, blocked_east, blocked_south, masks))
+        return grid[1]
 
     def _load_cell(self, pos: Position, cell: Cell) -> None:
         if not self.in_bounds(pos):

@@ -50,7 +50,6 @@ class AgentTurnPhase(BasePhase):
         pending.reverse()  # pop() from the end takes clusters in schedule order
         results: dict[AgentName, TurnResult] = {}
 
-        committer = engine.committer
         finished, batch_ready = asyncio.Event(), asyncio.Event()
 
         names = [n for c in pending for n in c if n not in ctx.already_done]

@@ -15,7 +15,6 @@ from core.types import Direction, Position
 from storage.database import Database
 from storage.schema import HEARTH_TABLES
 
-
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 """Made once: `json.dumps` with options builds a new encoder on every call."""
 
