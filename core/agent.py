@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
 from core.objects import Item, item_type
@@ -138,9 +138,17 @@ class Journey:
         return self.progress == len(self.path) - 1
 
     def advanced(self) -> Journey:
-        if self.is_complete:
+        """One cell further. The path was checked when the journey was made, so the
+        copy is made without walking it again: this runs for every traveller at
+        every tick."""
+        progress = self.progress + 1
+        if progress >= len(self.path):
             raise ValueError("the journey is already complete")
-        return replace(self, progress=self.progress + 1)
+        copy = object.__new__(Journey)
+        object.__setattr__(copy, "destination", self.destination)
+        object.__setattr__(copy, "path", self.path)
+        object.__setattr__(copy, "progress", progress)
+        return copy
 
 
 @dataclass(frozen=True, slots=True)

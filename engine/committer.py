@@ -13,6 +13,7 @@ so the log can never hold an event the database does not.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.agent import Inventory
-from core.events import DomainEvent
+from core.events import AgentMovedEvent, DomainEvent
 from services.changes import ChangeSet
 from services.persistence import Capture, capture, write_capture
 from storage.repositories.engine import EventRow, MindRow, TurnRow
@@ -48,6 +49,9 @@ def event_rows(events: Iterable[DomainEvent]) -> tuple[EventRow, ...]:
     rows = []
     encode = CANONICAL.encode
     for event in events:
+        if type(event) is AgentMovedEvent and _MOVED_FIELDS_AS_EXPECTED:
+            rows.append(EventRow(event.tick, event.agent, "agent_moved", _moved_json(event)))
+            continue
         data = event.to_dict()
         agent = data.get("agent") or data.get("inviter") or data.get("speaker")
         rows.append(EventRow(
@@ -55,6 +59,27 @@ def event_rows(events: Iterable[DomainEvent]) -> tuple[EventRow, ...]:
             encode(data),
         ))
     return tuple(rows)
+
+
+def _moved_json(event: AgentMovedEvent) -> str:
+    """`CANONICAL.encode(event.to_dict())` for a step, written out directly.
+
+    Every step of every walk and journey is one of these (most of a busy tick's
+    events), and spelling out its few keys in sorted order costs a fifth of
+    building the dict and encoding it.
+    """
+    a, b = event.from_position, event.to_position
+    return (f'{{"agent":{_quote(event.agent)},"category":{_quote(event.category)},'
+            f'"from_position":{{"x":{a.x},"y":{a.y}}},"tick":{event.tick},'
+            f'"to_position":{{"x":{b.x},"y":{b.y}}},"type":"agent_moved"}}')
+
+
+_quote = json.encoder.encode_basestring  # type: ignore[attr-defined]
+"""A JSON string literal, as CANONICAL writes it (no ASCII escaping)."""
+
+_MOVED_FIELDS_AS_EXPECTED = tuple(f.name for f in dataclasses.fields(AgentMovedEvent)) == (
+    "tick", "agent", "from_position", "to_position")
+"""`_moved_json` knows these fields; should they change, the general way is used."""
 
 
 class TurnCommitter:

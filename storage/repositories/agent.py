@@ -42,7 +42,7 @@ def _agent_row(agent: Agent) -> tuple:
         agent.position.y,
         int(agent.is_sleeping),
         journey,
-        dumps(sorted(agent.known_agents)),
+        _known_text(agent.known_agents),
         agent.last_active_tick,
         agent.session_id,
     )
@@ -169,6 +169,20 @@ _PATHS: dict[int, tuple[tuple[Position, ...], str]] = {}
 """id(path) -> (path, its JSON): a journey keeps one path tuple from start to end,
 and is saved at every step, so the path is encoded once rather than every tick."""
 _PATHS_KEPT = 8192
+
+
+_KNOWN: dict[int, tuple[frozenset[str], str]] = {}
+"""id(known_agents) -> (that set, its JSON): an agent keeps the same set until it
+meets someone new, and is saved at every step."""
+
+
+def _known_text(known: frozenset[str]) -> str:
+    cached = _KNOWN.get(id(known))
+    if cached is None or cached[0] is not known:
+        if len(_KNOWN) >= _PATHS_KEPT:
+            _KNOWN.clear()
+        cached = _KNOWN[id(known)] = (known, dumps(sorted(known)))
+    return cached[1]
 
 
 def _journey_text(journey: Journey) -> str:

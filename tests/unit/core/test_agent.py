@@ -195,6 +195,8 @@ def test_journey_walkthrough() -> None:
         Position(1, 1),
         2,
     )
+    made = Journey(j.destination, j.path, 1)  # the checked way gives the same value
+    assert j1 == made and hash(j1) == hash(made) and j1.path is j.path
     j3 = j1.advanced().advanced()
     assert j3.is_complete
     assert j3.current == j3.destination == Position(2, 1)
