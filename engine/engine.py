@@ -208,14 +208,13 @@ class HearthEngine:
                 logger.exception("turn of %s at tick %s failed", name, tick)
                 log = TurnLog((), MIND_ERROR, {}, f"{type(exc).__name__}: {exc}"[:500])
             sim.agents.set_last_active(name, tick)
-            state = _safe_state(mind, name)
+            state_text = _state_text(mind, name)
             # Captured whatever happened, so memory and database never disagree.
             cap = capture(sim, changes)
         record = {"actions": [a.to_json() for a in log.actions], "mind": dict(log.record)}
         if log.error:
             record["error"] = log.error
         dumps = _canonical
-        state_text = dumps(dict(state))
         # A mind's row is rewritten only when what it remembers changed (the row
         # then holds the state after its latest turn either way).
         remembered = (mind.kind, state_text)
@@ -288,12 +287,22 @@ class HearthEngine:
             self.storage.snapshots.prune(self.config.settings.storage.snapshots_keep)
 
 
-def _safe_state(mind: Mind, name: AgentName) -> Mapping[str, object]:
+def _state_text(mind: Mind, name: AgentName) -> str:
+    """The mind's state for `name` as canonical JSON; "{}" if the mind fails to give it.
+
+    A mind may offer `state_json(agent)`, the same JSON it would give through
+    `get_state`, when it can keep that text between turns that change nothing.
+    """
     try:
-        return mind.get_state(name)
+        as_text = getattr(mind, "state_json", None)
+        if as_text is not None:
+            text = as_text(name)
+            if isinstance(text, str):
+                return text
+        return _canonical(dict(mind.get_state(name)))
     except Exception:
         logger.exception("the mind of %s could not give its state", name)
-        return {}
+        return "{}"
 
 
 _canonical = CANONICAL.encode

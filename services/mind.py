@@ -99,6 +99,8 @@ class Mind(Protocol):
     #   answers_at_once: bool = False. True: its turns never wait on anything
     #     outside the process (the offline mind); the engine then runs such turns one
     #     after another, in schedule order, instead of overlapping them.
+    #   state_json(agent) -> str: `get_state(agent)` as canonical JSON (sorted keys,
+    #     no spaces), for a mind that can keep that text while its memory is unchanged.
 
     def begin(self, start: TurnStart) -> MindTurn: ...
 

@@ -141,6 +141,27 @@ async def test_a_mind_row_is_rewritten_only_when_its_state_changed(
     assert {r for r in rows} == {('{"turns":2}', 4)}
 
 
+async def test_a_mind_may_hand_its_state_as_json_text(
+    scripted, make_engine, small_world: Path
+) -> None:
+    class Texty(scripted):
+        def state_json(self, agent):
+            return '{"kept":"as text"}'
+
+    class Broken(scripted):
+        def state_json(self, agent):
+            raise RuntimeError("no memory today")
+
+    async with make_engine(Texty()) as engine:
+        await engine.tick_once()
+    assert {r[0] for r in _rows(small_world / "world.db", "SELECT state FROM minds")} == {
+        '{"kept":"as text"}'}
+    async with make_engine(Broken()) as engine:  # its turns still count; its state is {}
+        ctx = await engine.tick_once()
+    assert ctx.turn_results
+    assert {r[0] for r in _rows(small_world / "world.db", "SELECT state FROM minds")} == {"{}"}
+
+
 async def test_the_event_log_is_reconciled_after_losing_its_tail(
     scripted, make_engine, small_world: Path
 ) -> None:
