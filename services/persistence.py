@@ -143,10 +143,8 @@ async def write_capture(
             [cap.agents[n] for n in sorted(cap.agents)], inventory_stored=stored
         )
         written += len(cap.agents)
-    for oid in sorted(cap.objects_deleted):
-        await uow.objects.delete_object(oid)
-    for oid in sorted(cap.objects_saved):
-        await uow.objects.save_object(cap.objects_saved[oid])
+    await uow.objects.delete_objects(sorted(cap.objects_deleted))
+    await uow.objects.save_objects([cap.objects_saved[oid] for oid in sorted(cap.objects_saved)])
     written += len(cap.objects_deleted) + len(cap.objects_saved)
     for key in sorted(cap.places):
         await uow.world.save_named_place(cap.places[key])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from core.objects import Item, PlacedItem, Sign, WorldObject
@@ -17,24 +18,22 @@ class UnknownObjectTypeError(ValueError):
 
 class ObjectRepository(Repository):
     async def save_object(self, obj: WorldObject) -> None:
+        await self.save_objects([obj])
+
+    async def save_objects(self, objects: Sequence[WorldObject]) -> None:
+        """Insert or update many objects with one statement (the engine's group commit)."""
+        if not objects:
+            return
         async with self.db.transaction():
-            await self.db.execute(
-                f"""
-                INSERT INTO objects ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET object_type = excluded.object_type,
-                    x = excluded.x, y = excluded.y, created_by = excluded.created_by,
-                    created_tick = excluded.created_tick, extras = excluded.extras
-                """,
-                (
-                    obj.id,
-                    obj.object_type,
-                    obj.position.x,
-                    obj.position.y,
-                    obj.created_by,
-                    obj.created_tick,
-                    dumps(_extras(obj)),
-                ),
-            )
+            await self.db.executemany(_UPSERT, [_row(obj) for obj in objects])
+
+    async def delete_objects(self, object_ids: Sequence[str]) -> None:
+        """Delete many objects with one statement; ids not stored are ignored."""
+        if not object_ids:
+            return
+        async with self.db.transaction():
+            await self.db.executemany(
+                "DELETE FROM objects WHERE id = ?", [(oid,) for oid in object_ids])
 
     async def get_object(self, object_id: str) -> WorldObject | None:
         row = await self.db.fetchone(f"SELECT {_COLUMNS} FROM objects WHERE id = ?", (object_id,))
@@ -69,6 +68,19 @@ class ObjectRepository(Repository):
 
     async def count_objects(self) -> int:
         return await self._count("objects")
+
+
+_UPSERT = f"""
+    INSERT INTO objects ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (id) DO UPDATE SET object_type = excluded.object_type,
+        x = excluded.x, y = excluded.y, created_by = excluded.created_by,
+        created_tick = excluded.created_tick, extras = excluded.extras
+"""
+
+
+def _row(obj: WorldObject) -> tuple:
+    return (obj.id, obj.object_type, obj.position.x, obj.position.y, obj.created_by,
+            obj.created_tick, dumps(_extras(obj)))
 
 
 def _extras(obj: WorldObject) -> dict[str, Any]:

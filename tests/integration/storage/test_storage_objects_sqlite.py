@@ -125,3 +125,15 @@ async def test_deleting_an_object(storage: Storage) -> None:
     assert await storage.objects.get_objects_at(Position(4, 4)) == []
     assert await storage.objects.get_object("obj-wood") == _pile()
     assert await storage.objects.count_objects() == 1
+
+
+async def test_many_objects_saved_and_deleted_at_once(storage: Storage) -> None:
+    sign, item, pile = _sign(), _placed_item(), _pile()
+    await storage.objects.save_objects([sign, item, pile])
+    assert await storage.objects.get_object(item.id) == item
+    assert await storage.objects.count_objects() == 3
+
+    await storage.objects.delete_objects([sign.id, "no-such-object", pile.id])
+    assert await storage.objects.get_object(sign.id) is None
+    assert await storage.objects.get_object(pile.id) is None
+    assert await storage.objects.get_object(item.id) == item
