@@ -4,6 +4,7 @@
     persona.py  traits -> fixed numbers per agent; building costs
     rng.py      a tiny random source per (seed, agent, tick)
     memory.py   what an agent remembers between turns (JSON state)
+    state_text.py  that state as canonical JSON, re-encoding only changed fields
     view.py     the perception's cells by position; ways round obstacles in sight
     crafts.py   recipe keys, guesses, and what outcomes teach
     words.py    speech, signs, place names, journal lines

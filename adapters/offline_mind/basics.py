@@ -36,13 +36,24 @@ def ok(outcome: ToolOutcome | None) -> bool:
 
 
 def day_of(perception: Perception) -> int:
-    """The in-world day from "day 3, 08:00 (morning)"; from the tick if that cannot be read."""
+    """The in-world day from "day 3, 08:00 (morning)"; from the tick if that cannot be read.
+
+    A thousand agents read the same time text each tick: each text is parsed once."""
     text = perception.time_text
-    if text.startswith("day "):
-        digits = text[4:].split(",", 1)[0]
-        if digits.isdigit():
-            return int(digits)
-    return perception.tick // 24 + 1
+    day = _DAYS.get(text)
+    if day is None:
+        day = 0
+        if text.startswith("day "):
+            digits = text[4:].split(",", 1)[0]
+            if digits.isdigit():
+                day = int(digits)
+        if len(_DAYS) > 64:
+            _DAYS.clear()
+        _DAYS[text] = day
+    return day or perception.tick // 24 + 1
+
+
+_DAYS: dict[str, int] = {}
 
 
 def toward(dx: int, dy: int) -> tuple[str, ...]:

@@ -15,7 +15,6 @@ from adapters.offline_mind.basics import (
     Script,
     Spec,
     WorkScript,
-    day_of,
     ok,
     toward,
 )
@@ -30,6 +29,13 @@ HOARD_LIMIT = 24
 BUILD_ANYWHERE_DAY = 3
 """From this day on, an agent with materials and no landmark found builds where it is."""
 
+_CONVERSIONS = (("work:wood:split", "wood"), ("work:stone:break", "stone"),
+                ("work:clay:shape", "clay"))
+"""What turns raw material into shelter units, in the order it is tried."""
+
+UNASKED = object()
+"""A per-turn answer not worked out yet (None is an answer: nothing there)."""
+
 
 class Making:
     """Part of OfflineTurn (turn.py): uses its perception, persona, random source, memory,
@@ -42,7 +48,14 @@ working inventory (`inv`) and the view of the cells."""
         return any(inv.get(m, 0) > 0 for m in self.persona.costs.door_materials)
 
     def _wanted(self) -> tuple[str, ...]:
-        """Resources worth gathering now, best first (empty: nothing needed)."""
+        """Resources worth gathering now, best first (empty: nothing needed); worked out
+        once until an outcome changes what it carries."""
+        wants = self._wants
+        if wants is None:
+            wants = self._wants = self._work_out_wanted()
+        return wants
+
+    def _work_out_wanted(self) -> tuple[str, ...]:
         inv = self.inv
         total = sum(inv.values())
         if total >= HOARD_LIMIT:
@@ -58,21 +71,38 @@ working inventory (`inv`) and the view of the cells."""
         return ()
 
     def _shelter_units(self) -> int:
-        """Wall and door units carried, counting what splitting or breaking would give."""
-        inv, able = self.inv, self._known_or_idea
-        units = inv.get("plank", 0) + inv.get("cobblestone", 0) + inv.get("clay_brick", 0)
-        units += inv.get("wood", 0) * (4 if able("work:wood:split") else 1)
-        units += inv.get("stone", 0) * (2 if able("work:stone:break") else 1)
-        units += inv.get("clay", 0) if able("work:clay:shape") else 0
+        """Wall and door units carried, counting what splitting or breaking would give
+        (worked out once until an outcome changes what it carries)."""
+        units = self._units
+        if units < 0:
+            units = self._units = self._count_units()
+        return units
+
+    def _count_units(self) -> int:
+        inv = self.inv
+        if not inv:
+            return 0
+        get, able = inv.get, self._known_or_idea
+        units = get("plank", 0) + get("cobblestone", 0) + get("clay_brick", 0)
+        wood, stone, clay = get("wood", 0), get("stone", 0), get("clay", 0)
+        if wood:  # what it cannot convert, it asks nothing about
+            units += wood * (4 if able("work:wood:split") else 1)
+        if stone:
+            units += stone * (2 if able("work:stone:break") else 1)
+        if clay and able("work:clay:shape"):
+            units += clay
         return units
 
     def _known_or_idea(self, key: str) -> bool:
         """Whether it knows, or has the idea, that this attempt works (cached per turn)."""
-        able = self._able.get(key)
+        known = self._able
+        if known is None:
+            known = self._able = {}
+        able = known.get(key)
         if able is None:
             able = key not in self.failed and (
                 key in self.ideas or any(k == key for k, _ in self.recipes))
-            self._able[key] = able
+            known[key] = able
         return able
 
     def _make(self, *, only_here: bool = False) -> WorkScript:
@@ -105,12 +135,13 @@ working inventory (`inv`) and the view of the cells."""
             wanted = self._wanted()
             if wanted:
                 here = (self.x, self.y)
-                found = self.view.beside(here, wanted, self.spent)
+                found = self._wanted_beside()
                 if found is not None:
                     gx, gy = found[1]
                     direction = toward(gx - self.x, gy - self.y)[0] if found[0] else "down"
                     if found[0] and (self.x, self.y, direction) in self.blocked:
-                        self.spent.add(found[1])  # behind a wall from here: as good as spent
+                        self._spend(found[1])  # behind a wall from here: as good as spent
+                        self._beside = UNASKED
                         continue
                     if ok((yield "gather", {"direction": direction})):
                         return True
@@ -139,20 +170,36 @@ working inventory (`inv`) and the view of the cells."""
                 return 3.0
             if self._conversion() is not None:
                 return 1.0
-        wanted = self._wanted()
-        if wanted and self.view.beside((self.x, self.y), wanted, self.spent) is not None:
+        if self._wanted_beside() is not None:
             return 1.0
         return 0.0
 
+    def _wanted_beside(self) -> tuple[int, tuple[int, int], str] | None:
+        """A wanted resource here or a step away (View.beside), asked once a turn."""
+        found = self._beside
+        if found is UNASKED:
+            wanted = self._wanted()
+            found = self._beside = self.view.beside(
+                (self.x, self.y), wanted, self.spent) if wanted else None
+        return found
+
     def _conversion(self) -> Spec | None:
-        """Split wood into planks (break stone, shape clay) while short of a shelter's worth."""
+        """Split wood into planks (break stone, shape clay) while short of a shelter's worth;
+        asked once a turn until an outcome changes what it carries."""
+        found = self._convert
+        if found is UNASKED:
+            found = self._convert = self._find_conversion()
+        return found
+
+    def _find_conversion(self) -> Spec | None:
         inv = self.inv
-        made = inv.get("plank", 0) + inv.get("cobblestone", 0) + inv.get("clay_brick", 0)
-        if made >= SHELTER_UNITS:
+        if "wood" not in inv and "stone" not in inv and "clay" not in inv:
+            return None  # nothing to convert: the usual answer, found in three look-ups
+        get = inv.get
+        if get("plank", 0) + get("cobblestone", 0) + get("clay_brick", 0) >= SHELTER_UNITS:
             return None
-        for key, item in (("work:wood:split", "wood"), ("work:stone:break", "stone"),
-                          ("work:clay:shape", "clay")):
-            if inv.get(item, 0) > 0 and self._known_or_idea(key):
+        for key, item in _CONVERSIONS:
+            if get(item, 0) > 0 and self._known_or_idea(key):
                 return crafts.call_for(key)
         return None
 
@@ -167,7 +214,7 @@ working inventory (`inv`) and the view of the cells."""
         if self.haunt:
             if self._dist(self.anchor) > SETTLE_RADIUS:
                 return False
-        elif day_of(p) < BUILD_ANYWHERE_DAY:
+        elif self.day < BUILD_ANYWHERE_DAY:
             return False
         return self.view.can_enter(self.x, self.y + 1) is True
 
@@ -181,7 +228,7 @@ working inventory (`inv`) and the view of the cells."""
 
     def _windbreak(self) -> WorkScript:
         """No wood for a door in sight by the second day: a single wall is a start."""
-        if self.done & BUILT or day_of(self.p) < 2 or self._door_ready():
+        if self.done & BUILT or self.day < 2 or self._door_ready():
             return False
         costs, inv = self.persona.costs, self.inv
         if self.p.inside_structure or not any(

@@ -22,11 +22,13 @@ from typing import Any
 
 from adapters.offline_mind.memory import Memory
 from adapters.offline_mind.persona import Costs, Persona
+from adapters.offline_mind.state_text import StateText
 from adapters.offline_mind.turn import OfflineTurn
 from core.types import AgentName
 from services.mind import ToolSpec, TurnStart
 
 _BLANK = Memory()
+
 
 
 class OfflineMind:
@@ -49,6 +51,7 @@ class OfflineMind:
         self._personas: dict[str, Persona] = {}
         self._memory: dict[str, Memory] = {}
         self._states: dict[str, tuple[Memory, dict[str, Any]]] = {}
+        self._texts: dict[str, StateText] = {}
         self._tools: Sequence[ToolSpec] | None = None
         self._allowed: frozenset[str] | None = None
 
@@ -79,13 +82,25 @@ class OfflineMind:
         the previous one (fields that did not change are not converted again); the nested
         lists are shared between calls, so treat them as read-only.
         """
-        name = str(agent)
+        return dict(self._state(str(agent)))
+
+    def _state(self, name: str) -> dict[str, Any]:
         memory = self._memory.get(name, _BLANK)
         cached = self._states.get(name)
         if cached is None or cached[0] is not memory:
             cached = (memory, memory.to_state(cached))
             self._states[name] = cached
-        return dict(cached[1])
+        return cached[1]
+
+    def state_json(self, agent: AgentName | str) -> str:
+        """`get_state` as canonical JSON (services/mind.py), kept per agent as a fragment a
+        field (state_text.py): a turn that changed one field re-encodes that one; a turn
+        that changed nothing hands back the same text."""
+        name = str(agent)
+        text = self._texts.get(name)
+        if text is None:
+            text = self._texts[name] = StateText()
+        return text.of(self._memory.get(name, _BLANK))
 
     def set_state(self, agent: AgentName | str, state: Mapping[str, Any]) -> None:
         self._memory[str(agent)] = Memory.from_state(state)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adapters.offline_mind.rng import name_key
+from adapters.offline_mind.rng import base_of, name_key
 from adapters.offline_mind.traits import Traits, score_personality
 
 
@@ -35,6 +35,8 @@ class Costs:
         `count // cost` walls of each material in order.
         """
         cost, door = self.wall_cost, self.door_cost
+        if 4 * cost + door > sum(inventory.values()):
+            return False  # not that many things carried at all: most turns end here
         if cost == 0:
             walls_left, spent = 0, None
         else:
@@ -94,13 +96,16 @@ class Persona:
     """Ticks between invitations to the same agent."""
     journal_chance: float
     dominant: str
+    rng_base: int = 0
+    """rng.base_of(seed, key): each turn's random source starts from it (TurnRandom.at)."""
 
     @classmethod
     def of(cls, name: str, personality: str, seed: int, costs: Costs | None = None) -> Persona:
         traits = score_personality(personality)
+        key = name_key(name)
         return cls(
             name=name,
-            key=name_key(name),
+            key=key,
             seed=seed,
             traits=traits,
             costs=costs or Costs(),
@@ -112,4 +117,5 @@ class Persona:
             invite_pause=int(36 - 18 * traits.social),
             journal_chance=0.35 + 0.6 * traits.writer,
             dominant=traits.dominant,
+            rng_base=base_of(seed, key),
         )

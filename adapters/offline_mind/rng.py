@@ -33,14 +33,28 @@ def name_key(name: str) -> int:
     return zlib.crc32(name.encode("utf-8"))
 
 
+def base_of(seed: int, agent_key: int) -> int:
+    """The part of a TurnRandom's starting state that does not change with the tick."""
+    return seed * _GOLDEN + (agent_key + 1) * _MIX1
+
+
 class TurnRandom:
     """SplitMix64 seeded from (seed, agent key, tick); see the module docstring."""
 
     __slots__ = ("_state",)
 
     def __init__(self, seed: int, agent_key: int, tick: int) -> None:
-        self._state = (seed * _GOLDEN + (agent_key + 1) * _MIX1 + (tick + 1) * _MIX2) & _MASK
+        self._state = (base_of(seed, agent_key) + (tick + 1) * _MIX2) & _MASK
         self.next64()  # one draw, so nearby seeds do not start with nearby values
+
+    @classmethod
+    def at(cls, base: int, tick: int) -> TurnRandom:
+        """The same source as TurnRandom(seed, agent_key, tick), from base_of(seed, agent_key)
+        worked out once per agent."""
+        rng = cls.__new__(cls)
+        rng._state = (base + (tick + 1) * _MIX2) & _MASK
+        rng.next64()
+        return rng
 
     def next64(self) -> int:
         self._state = state = (self._state + _GOLDEN) & _MASK
@@ -53,7 +67,11 @@ class TurnRandom:
         return (self.next64() >> 11) * _TO_UNIT
 
     def chance(self, probability: float) -> bool:
-        return self.random() < probability
+        """random() < probability, with next64 written out: the turn's most common draw."""
+        self._state = state = (self._state + _GOLDEN) & _MASK
+        z = ((state ^ (state >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+        return ((z ^ (z >> 31)) >> 11) * _TO_UNIT < probability
 
     def below(self, n: int) -> int:
         """An int in [0, n); n must be positive."""

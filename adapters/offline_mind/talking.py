@@ -7,7 +7,7 @@ answer comes on the invitee's own turn. Lines are short and come from words.py.
 from __future__ import annotations
 
 from adapters.offline_mind import words
-from adapters.offline_mind.basics import Script, WorkScript, day_of, ok
+from adapters.offline_mind.basics import Script, WorkScript, ok
 
 
 class Talking:
@@ -28,7 +28,7 @@ class Talking:
         if first:
             line = words.greeting(topic, self.rng)
         else:  # one line after another, never the same twice in a conversation
-            line = words.remark(topic, self.rng, self.lines + day_of(self.p) + len(other))
+            line = words.remark(topic, self.rng, self.lines + self.day + len(other))
         yield "speak", {"message": line}
 
     def _leave(self, other: str, *, night: bool) -> Script:

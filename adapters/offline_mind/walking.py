@@ -1,26 +1,30 @@
 """Moving: one call per turn, a walk of up to five cells or a journey.
 
 Why one call? Every call costs the engine an action, a narration and events,
-and a thousand agents share a tenth of a second. So a turn moves once:
+and a thousand agents share a tenth of a second. Why journeys? A journeying
+agent has no turns at all (the world carries it one cell a tick, about a
+seventh of what a turn costs the engine) until it arrives or someone comes into
+view. But a journey is slow (one cell a tick, where a walk goes up to five) and
+blind (no turn, so no new landmark noticed, no resource picked up on the way),
+so journeys are hops of HOP_LEAST..HOP_MOST cells, never the whole way:
 
-- a goal within JOURNEY_FROM cells (a resource beside the path, someone just out
-  of reach) is walked to in a straight line of up to WALK_MOST steps, round an
-  obstacle in view by the first straight stretch of the view's `route`;
+- a goal nearer than JOURNEY_FROM cells (a resource beside the path, someone just
+  out of reach), or one straight walk away, is walked to: a straight line of up to
+  WALK_MOST steps, round an obstacle in view by the first straight stretch of the
+  view's `route`;
 - a goal further off (a landmark, its haunt at dusk, its home at night, someone
-  seen a while ago, a resource at the edge of view) is a `journey`: the world
-  plans the way and carries the agent one cell a tick, with no turns (so no
-  cost) until it arrives or someone comes into view; but a goal beyond
-  JOURNEY_MOST is walked toward five cells a turn (a journey there would take
-  days), unless nothing in view leads nearer;
-- with no goal, an agent still looking for its place walks its search spiral
-  (see `_search_leg`) SEARCH_WALK cells a turn, and one that has a place wanders near it
-  by shorter walks. Why not journey along the spiral? A journey goes one cell a
-  tick, and searching is when ground covered matters most: a few cells a turn
-  finds a landmark (and the others) in days, not weeks.
+  seen a while ago, a resource at the edge of view) is journeyed to, and one beyond
+  HOP_MOST by a hop to a waypoint HOP_MOST cells along the way (see `_waypoint`);
+  each arrival is a turn that looks around and hops on;
+- with no goal, an agent still looking for its place goes along its search spiral
+  (see `_search_leg`), and one that has a place wanders near it, by walks and now
+  and then a hop (SEARCH_HOP, WANDER_HOP);
+- but it walks, whatever the distance, while someone awake is in view (see
+  `_company`) and on its way back to its haunt at dusk (`hurry`).
 
-A journey that fails (a landmark that cannot be stood on, no way there) falls
-back to a walk in the same turn, so a turn never ends without moving when
-moving was the point.
+A journey that fails (a spot that cannot be stood on, past the world's edge, no
+way there) falls back to a walk in the same turn, so a turn never ends without
+moving when moving was the point.
 """
 
 from __future__ import annotations
@@ -41,17 +45,27 @@ from adapters.offline_mind.making import SHELTER_UNITS
 WALK_MOST = 5
 """Steps one walk may take (the world's MAX_WALK_STEPS)."""
 
-JOURNEY_FROM = 4
+JOURNEY_FROM = 6
 """A goal at least this far (Manhattan) is journeyed to, unless one straight walk gets
-there; a nearer one is walked to."""
+there; a nearer one is walked to (a hop that short would save the engine little)."""
 
-JOURNEY_MOST = 15
-"""...and at most this far. A journey goes one cell a tick, a walk five: a goal further
-off is walked toward, five cells a turn, so a day is not spent getting anywhere."""
+HOP_LEAST = 6
+HOP_MOST = 12
+"""Length of one journey: further goals are reached hop by hop, each arrival a turn to
+look around. Longer hops kept agents in trance most of the day and made them miss
+landmarks and one another (measured: 73-cell journeys failed the life test on three
+seeds of four)."""
 
 JOURNEY_ROUND = 30
-"""A goal this far that nothing in view leads nearer to (a lake in the way) is still
-journeyed to: the world plans the way round."""
+"""A goal this far that nothing in view leads nearer to (a lake in the way) is
+journeyed to whole: the world plans the way round."""
+
+SEARCH_HOP = 0.2
+WANDER_HOP = 0.2
+"""Chance that a move along the search spiral, or a wander near its place, is a hop
+rather than a walk. A hop of nine cells is nine turns saved but also nine ticks at a
+walk's fifth of the speed, seeing nothing new: these keep about two agents in five
+travelling (the engine's budget) while searchers still cover ground."""
 
 LONG_LEG_TURN = 0.05
 """Chance, each wandering walk, of turning aside anyway: straight lines, but not forever."""
@@ -127,12 +141,14 @@ memory and the view of the cells."""
         return DIRS[(key % 4 + index * (1 if (key >> 2) & 1 else 3)) % 4], length - steps
 
     def _move(self, goal: Pos | None = None, *, arrive: int = 1, free: bool = False,
-              most: int = WALK_MOST, place: str = "") -> WorkScript:
+              most: int = WALK_MOST, place: str = "", hurry: bool = False) -> WorkScript:
         """One move (see the module docstring): toward `goal` (or its own goal), else on.
 
         `arrive`: how near counts as there. `free`: it may leave its usual range (it is
         looking for materials). `place`: the name of a landmark at `goal`, to journey to by
-        name. True: it moved, or set out.
+        name. `hurry`: walk (five times a journey's pace) unless nothing in view leads
+        nearer; for the way back to its haunt at dusk, which is where company is found and
+        an evening lasts only a few ticks. True: it moved, or set out.
         """
         most = max(1, min(most, WALK_MOST))
         if goal is None:
@@ -145,19 +161,28 @@ memory and the view of the cells."""
             if far <= arrive:
                 return False
             one_walk = (goal[0] == self.x or goal[1] == self.y) and far <= WALK_MOST + arrive
-            if JOURNEY_FROM <= far <= JOURNEY_MOST and not one_walk and (
-                    yield from self._journey(goal, place)):
-                return True
+            if far >= JOURNEY_FROM and not one_walk and (not hurry or far <= WALK_MOST + 2):
+                if far <= HOP_MOST:
+                    if (yield from self._journey(goal, place)):
+                        return True
+                elif (yield from self._journey(self._waypoint(goal, far))):
+                    return True
             leg = self._leg_toward(goal[0], goal[1], arrive)
             if leg is not None:
                 return (yield from self._walk(*leg))
             # Nothing in view leads nearer: the world knows the way round, if it is not far.
-            if (far < JOURNEY_FROM or JOURNEY_MOST < far <= JOURNEY_ROUND) and (
+            if (far < JOURNEY_FROM or HOP_MOST < far <= JOURNEY_ROUND) and (
                     yield from self._journey(goal, place)):
                 return True
+        rng = self.rng
         if not self.haunt and goal is None:  # looking for its place: the spiral
             heading, left = self._search_leg()
             self.heading = heading
+            hop = min(left, rng.between(HOP_LEAST, HOP_MOST))
+            if hop >= HOP_LEAST and rng.chance(SEARCH_HOP) and (
+                    yield from self._hop(heading, hop)):
+                self.search = (self.search[0], self.search[1] + hop)
+                return True
             direction = self._step_ahead(keep=True)
             if direction is None:
                 return False
@@ -165,13 +190,31 @@ memory and the view of the cells."""
             moved = yield from self._walk(direction, min(SEARCH_WALK, left))
             self.search = (self.search[0], self.search[1] + abs(self.x - x) + abs(self.y - y))
             return moved
-        if goal is None and self.rng.chance(0.12):
-            # Wandering near its place: now and then a new direction.
-            self.heading = SIDES[self.heading or DIRS[self.rng.below(4)]][self.rng.below(2)]
+        if goal is None:
+            if rng.chance(0.12):
+                # Wandering near its place: now and then a new direction.
+                self.heading = SIDES[self.heading or DIRS[rng.below(4)]][rng.below(2)]
+            if rng.chance(WANDER_HOP) and (yield from self._hop(
+                    self.heading or DIRS[rng.below(4)], rng.between(HOP_LEAST, HOP_MOST - 2))):
+                return True
         direction = self._step_ahead()
         if direction is None:
             return False
-        return (yield from self._walk(direction, self.rng.between(min(2, most), most)))
+        return (yield from self._walk(direction, rng.between(min(2, most), most)))
+
+    def _waypoint(self, goal: Pos, far: int) -> Pos:
+        """The cell HOP_MOST steps along the straight line to a far `goal` (each axis in
+        proportion), where the next hop toward it ends."""
+        dx, dy = goal[0] - self.x, goal[1] - self.y
+        sx = round(dx * HOP_MOST / far)
+        return (self.x + sx, self.y + (HOP_MOST - abs(sx)) * (1 if dy > 0 else -1))
+
+    def _hop(self, direction: str, steps: int) -> WorkScript:
+        """A journey `steps` cells straight on in `direction`, where the way is open."""
+        if not self._open(direction):
+            return False
+        dx, dy = DELTA[direction]
+        return (yield from self._journey((self.x + dx * steps, self.y + dy * steps)))
 
     def _walk(self, direction: str, steps: int) -> WorkScript:
         out = yield "walk", ({"direction": direction} if steps <= 1 else
@@ -184,6 +227,8 @@ memory and the view of the cells."""
     def _journey(self, goal: Pos, place: str = "") -> WorkScript:
         """Set out for `goal` (by name, for a landmark), unless that already failed this turn
         or the goal is a cell in view that cannot be stood on."""
+        if self._company() and not self.p.is_night:
+            return False  # see `_company`
         args = {"place_name": place} if place else {"destination": [goal[0], goal[1]]}
         if not place and (goal[0] < 0 or goal[1] < 0
                           or self.view.can_enter(goal[0], goal[1]) is False):
@@ -191,6 +236,18 @@ memory and the view of the cells."""
         if self._refused("journey", args):
             return False
         return ok((yield "journey", args))
+
+    def _company(self) -> bool:
+        """Someone awake in view: then it walks rather than journeys.
+
+        A traveller has no turns, so it cannot answer an invitation (they lapse in two
+        ticks), and its journey stops only for someone its own step brings into view, not
+        for someone who walks up to it. So with company about it stays where turns are.
+        """
+        for seen in self.p.agents:
+            if not seen.is_sleeping:
+                return True
+        return False
 
     def _arrivals(self) -> None:
         """After a walk: a landmark target that is not where it was, or a chase that found

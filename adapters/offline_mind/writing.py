@@ -7,7 +7,7 @@ which is how others who read it learn where to find company.
 from __future__ import annotations
 
 from adapters.offline_mind import words
-from adapters.offline_mind.basics import Pos, Script, WorkScript, day_of, ok, toward
+from adapters.offline_mind.basics import Pos, Script, WorkScript, ok, toward
 from adapters.offline_mind.memory import MAX_TEXT, MAX_VISITED, WROTE, capped
 from core.perception import SeenLandmark
 
@@ -83,7 +83,7 @@ class Writing:
         dx, dy = pos[0] - self.x, pos[1] - self.y
         direction = toward(dx, dy)[0] if dx or dy else "down"
         note = words.surroundings_note(self.view.terrain_counts())
-        text = words.landmark_sign(self.persona.name, mark.name, day_of(self.p), note,
+        text = words.landmark_sign(self.persona.name, mark.name, self.day, note,
                                    self.rng, haunt=mark.name == self.haunt)
         return ok((yield "write_sign", {"text": text, "direction": direction}))
 

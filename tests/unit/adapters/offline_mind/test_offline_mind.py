@@ -10,6 +10,7 @@ import pytest
 
 from adapters.offline_mind import OfflineMind
 from adapters.offline_mind.memory import BUILT, Memory
+from adapters.offline_mind.walking import HOP_MOST
 from core.actions import ActionResult
 from core.terrain import Terrain
 from services.mind import Mind, ToolCall, ToolOutcome
@@ -289,8 +290,12 @@ async def test_a_landmark_on_the_horizon_draws_it_and_gets_a_sign() -> None:
         calls = await run_calls(fresh(), perceive("Ember", tick, at, landmarks=(
             landmark("the Spring", spring, at),)))
         moves += [args for name, args in calls if name in ("walk", "journey")]
-    assert moves and all(m.get("direction") == "north" or m.get("place_name") == "the Spring"
-                         for m in moves)
+    # 20 cells off: walked toward, or journeyed toward by a hop of at most HOP_MOST cells
+    # due north (a journey never takes it past the landmark, nor the whole way at once).
+    assert moves and all(
+        m.get("direction") == "north" or m.get("place_name") == "the Spring"
+        or (m["destination"][0] == 50 and 50 - HOP_MOST <= m["destination"][1] < 50)
+        for m in moves)
     mind = fresh()
     near = (50, 31)
     log = await play(mind, start(perceive("Sage", 3, near, landmarks=(
@@ -439,3 +444,37 @@ async def test_it_needs_no_prose_and_says_so() -> None:
     empty_text = perceive("Ember", 2, inventory={"wood": 1})
     assert empty_text.narrative == "" and empty_text.grid_view == ""
     assert await run_calls(fresh(), empty_text)
+
+
+async def test_state_json_is_the_canonical_state_and_kept_while_memory_is_unchanged() -> None:
+    mind = fresh()
+    for tick in range(1, 6):
+        await run_calls(mind, varied("Sage", tick))
+        text = mind.state_json("Sage")
+        assert text == json.dumps(mind.get_state("Sage"), sort_keys=True, separators=(",", ":"),
+                                  ensure_ascii=False)
+        assert mind.state_json("Sage") is text  # nothing changed: not encoded again
+    mind.set_state("Sage", {"v": 1, "haunt": "the Öde"})
+    assert json.loads(mind.state_json("Sage"))["haunt"] == "the Öde"
+    assert "Öde" in mind.state_json("Sage")  # as the engine writes it: not \\u-escaped
+
+
+async def test_state_json_matches_a_full_encode_field_by_field_as_memory_changes() -> None:
+    mind = fresh()
+
+    def canonical(agent: str) -> str:
+        return json.dumps(mind.get_state(agent), sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False)
+
+    for tick in range(1, 40):
+        for agent in ("Ember", "Sage", "River"):
+            await run_calls(mind, varied(agent, tick), respond=fail if tick % 4 == 0 else succeed)
+            assert mind.state_json(agent) == canonical(agent), (agent, tick)
+    # Fields going back to their defaults drop out; odd strings are escaped as JSON does.
+    mind.set_state("Ember", {"v": 1, "haunt": 'the "Old" \\ Öde\n', "target": ["x", 1, 2],
+                             "lines": 3})
+    assert mind.state_json("Ember") == canonical("Ember")
+    mind.set_state("Ember", {"v": 1, "haunt": 'the "Old" \\ Öde\n'})
+    assert mind.state_json("Ember") == canonical("Ember")
+    assert "target" not in mind.state_json("Ember") and "lines" not in mind.state_json("Ember")
+    assert mind.state_json("Nobody") == canonical("Nobody") == '{"v":1}'
