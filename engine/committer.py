@@ -185,7 +185,7 @@ class TurnCommitter:
         progress: tuple[int, Sequence[Sequence[str]]] | None = None,
         finish: bool = False,
     ) -> None:
-        async with self.storage.unit_of_work() as uow:
+        async with self.storage.unit_of_work(savepoints=False) as uow:
             await write_capture(cap, uow, inventories=self._inventories)
             first_seq = await uow.engine.next_event_seq()
             await uow.engine.add_events(events)

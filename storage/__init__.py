@@ -123,5 +123,7 @@ class Storage:
     ) -> None:
         await self.close()
 
-    def unit_of_work(self) -> UnitOfWork:
-        return UnitOfWork(self)
+    def unit_of_work(self, *, savepoints: bool = True) -> UnitOfWork:
+        """A unit of work; `savepoints=False` for writers that never continue after a
+        failed statement (see `Database.begin`)."""
+        return UnitOfWork(self, savepoints=savepoints)

@@ -143,6 +143,7 @@ class Database:
         # the context, and must still wait for the unit rather than join it.
         self._owner: asyncio.Task[object] | None = None
         self._depth = 0
+        self._savepoints = True
 
     # --- opening ---------------------------------------------------------------
 
@@ -263,8 +264,13 @@ class Database:
         """Whether the current task owns the open transaction."""
         return self._owner is not None and self._owner is asyncio.current_task()
 
-    async def begin(self) -> None:
-        """Take the write lock and open a transaction owned by this task."""
+    async def begin(self, *, savepoints: bool = True) -> None:
+        """Take the write lock and open a transaction owned by this task.
+
+        `savepoints=False` is for a writer that never carries on after a failed
+        statement (the engine's group commit): repository methods inside it skip
+        their SAVEPOINT/RELEASE round trips, and any failure rolls back the unit.
+        """
         if self.in_transaction:
             raise StorageError("a unit of work is already open in this task")
         await self._lock.acquire()
@@ -275,6 +281,7 @@ class Database:
             raise
         self._owner = asyncio.current_task()
         self._depth = 1
+        self._savepoints = savepoints
 
     async def commit_and_continue(self) -> None:
         """Commit what the owning task wrote, and open a fresh transaction."""
@@ -294,6 +301,7 @@ class Database:
         finally:
             self._owner = None
             self._depth = 0
+            self._savepoints = True
             self._lock.release()
 
     @asynccontextmanager
@@ -324,6 +332,9 @@ class Database:
                 ok = True
             finally:
                 await self.end(commit=ok)
+            return
+        if not self._savepoints:
+            yield  # the whole unit rolls back on any failure
             return
         name = f"sp_{self._depth}"
         await self.conn.execute(f"SAVEPOINT {name}")

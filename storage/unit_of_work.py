@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 
 
 class UnitOfWork:
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, *, savepoints: bool = True) -> None:
         self._db = storage.db
+        self._savepoints = savepoints
         self.world = storage.world
         self.agents = storage.agents
         self.objects = storage.objects
@@ -30,7 +31,7 @@ class UnitOfWork:
         self.commits = 0
 
     async def __aenter__(self) -> UnitOfWork:
-        await self._db.begin()
+        await self._db.begin(savepoints=self._savepoints)
         return self
 
     async def commit(self) -> None:

@@ -17,18 +17,18 @@ YIELD_EVERY = 8
 """Agents a worker passes between steps aside for the commit task (see `_step_aside`)."""
 
 STREAM_TURNS = 32
-"""Finished turns that start a commit at once when none is being written: while
-the turns run, the database thread keeps writing the ones before, and little is
-left for the commit phase."""
+"""Finished turns that start a commit at once when none is being written, so the
+database thread writes them while minds wait on replies."""
 
 
 class AgentTurnPhase(BasePhase):
     # Commits run in a task of their own, never inside a worker: a worker that
     # awaited a commit would let the others run ahead, and which turns ran first
     # would then depend on how fast the disk was. Workers step aside for that task
-    # only at fixed points (`_step_aside`), so with minds that answer at once the
-    # order of turns is the same on every run and on every resume; a language
-    # model's turns also yield while waiting for replies.
+    # only at fixed counts of agents (`_step_aside`), and minds that answer at once
+    # run in a single worker that never does, so with such minds the order of turns
+    # is the same on every run and on every resume; a language model's turns also
+    # yield while waiting for replies, and the task commits the finished ones.
     """Each cluster is worked through in order by one of at most N workers.
 
     Agents in one cluster are close enough to see each other, so they act in turn
@@ -67,13 +67,14 @@ class AgentTurnPhase(BasePhase):
                         if result is not None:
                             results[name] = result
                     passed += 1
-                    if alone:
-                        await self._step_aside_if_writing(batch_ready)
-                    elif passed % YIELD_EVERY == 0:
+                    if not alone and passed % YIELD_EVERY == 0:
                         await self._step_aside(batch_ready)
 
         # Minds that answer at once gain nothing from overlapping turns: one worker
-        # takes every cluster in schedule order, whatever the commit task does.
+        # takes every cluster in schedule order and never steps aside, and the
+        # commit phase writes the tick's turns together. (Stepping aside for a
+        # commit moved it one statement per turn, and its threads' contention for
+        # the GIL cost the turns more than the overlap saved.)
         workers = 1 if alone and pending else min(
             len(pending), engine.config.settings.scheduling.max_concurrent_clusters)
         background = asyncio.create_task(self._commit_meanwhile(finished, batch_ready))
@@ -106,17 +107,6 @@ class AgentTurnPhase(BasePhase):
         if not committer.committing and committer.pending >= STREAM_TURNS:
             batch_ready.set()
         await asyncio.sleep(0)
-
-    async def _step_aside_if_writing(self, batch_ready: asyncio.Event) -> None:
-        """`_step_aside` when it helps: while a commit is being written (its next
-        statement waits for the loop) or a batch is ready to start one. Safe only
-        with a single worker, whose order of turns no step aside can change."""
-        committer = self.engine.committer
-        if committer.committing:
-            await asyncio.sleep(0)
-        elif committer.pending >= STREAM_TURNS:
-            batch_ready.set()
-            await asyncio.sleep(0)
 
     async def _commit_meanwhile(self, finished: asyncio.Event, batch_ready: asyncio.Event) -> None:
         """Commit finished turns while the workers go on: when a worker says a batch is

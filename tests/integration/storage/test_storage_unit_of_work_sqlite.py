@@ -149,6 +149,30 @@ async def test_a_failing_repository_call_inside_a_unit_undoes_only_itself(
         assert await other.agents.get_agent("Birch") == birch
 
 
+async def test_a_unit_without_savepoints_is_undone_whole_by_a_failure(
+    storage: Storage, reopen: Callable[..., Storage]
+) -> None:
+    """The group commit's kind of unit: no savepoint per call, all or nothing."""
+    with pytest.raises(sqlite3.IntegrityError):
+        async with storage.unit_of_work(savepoints=False) as uow:
+            await uow.agents.save_agents([_agent("Ash", item_id="cup-1")])
+            await uow.agents.save_agents([_agent("Birch", item_id="cup-1")])
+            await uow.commit()
+    assert await _names_on_disk(reopen) == []
+
+    async with storage.unit_of_work(savepoints=False) as uow:  # and it still works
+        await uow.agents.save_agents([_agent("Ash", item_id="cup-1")])
+        await uow.commit()
+    assert await _names_on_disk(reopen) == ["Ash"]
+    # An ordinary unit afterwards has its savepoints back.
+    async with storage.unit_of_work() as uow:
+        with pytest.raises(sqlite3.IntegrityError):
+            await uow.agents.save_agent(_agent("Cedar", item_id="cup-1"))
+        await uow.agents.save_agent(_agent("Dune", x=3))
+        await uow.commit()
+    assert await _names_on_disk(reopen) == ["Ash", "Dune"]
+
+
 async def test_repository_calls_in_a_unit_roll_back_with_it(
     storage: Storage, reopen: Callable[..., Storage]
 ) -> None:
