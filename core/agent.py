@@ -108,9 +108,13 @@ class Journey:
     destination: Position
     path: tuple[Position, ...]
     progress: int = 0
+    seen: frozenset[str] = frozenset()
+    """Others in view after the last step (or at the start): anyone else coming into
+    view stops the journey, whether the traveller walked up to them or they to it."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path", tuple(self.path))
+        object.__setattr__(self, "seen", frozenset(self.seen))
         if not self.path:
             raise ValueError("a journey needs a path")
         if self.path[-1] != self.destination:
@@ -144,10 +148,17 @@ class Journey:
         progress = self.progress + 1
         if progress >= len(self.path):
             raise ValueError("the journey is already complete")
+        return self._copy(progress, self.seen)
+
+    def with_seen(self, seen: frozenset[str]) -> Journey:
+        return self._copy(self.progress, frozenset(seen))
+
+    def _copy(self, progress: int, seen: frozenset[str]) -> Journey:
         copy = object.__new__(Journey)
         object.__setattr__(copy, "destination", self.destination)
         object.__setattr__(copy, "path", self.path)
         object.__setattr__(copy, "progress", progress)
+        object.__setattr__(copy, "seen", seen)
         return copy
 
 

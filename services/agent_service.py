@@ -323,7 +323,9 @@ class AgentService:
         steps = self.plan_path(agent.position, destination)
         if steps is None:
             raise AgentRuleError("no way there could be found: water or walls are in the way")
-        journey = Journey(destination, (agent.position, *steps))
+        in_view = self.get_nearby_agents(agent.position, self.world.vision_radius())
+        journey = Journey(destination, (agent.position, *steps),
+                          seen=frozenset(a.name for a in in_view if a.name != agent.name))
         self._put(agent.with_journey(journey))
         return journey
 
@@ -351,6 +353,13 @@ class AgentService:
 
     def interrupt_journey(self, name: str) -> Agent:
         return self._put(self.require(name).with_journey(None))
+
+    def update_journey(self, name: str, journey: Journey) -> Agent:
+        """Replace the journey under way (same path; what the traveller last saw)."""
+        agent = self.require(name)
+        if agent.journey is None or agent.journey.path is not journey.path:
+            raise AgentRuleError(f"{agent.name} is not on that journey")
+        return self._put(agent.with_journey(journey))
 
     # ------------------------------------------------------------------ homes
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core.events import AgentMovedEvent, JourneyCompletedEvent, JourneyInterruptedEvent
-from core.types import Position
 from engine.context import TickContext
 from engine.pipeline import BasePhase
 
 if TYPE_CHECKING:
+    from core.agent import Agent
     from engine.engine import HearthEngine
     from services.agent_service import AgentService
 
@@ -42,7 +42,7 @@ class MovementPhase(BasePhase):
                 stopped.append(name)
                 events.append(JourneyCompletedEvent(ctx.tick, name, after.position))
                 continue
-            newcomer = _newcomer(agents, name, agent.position, after.position, radius)
+            newcomer = _newcomer(agents, after, radius)
             if newcomer is not None:
                 agents.interrupt_journey(name)
                 stopped.append(name)
@@ -52,18 +52,22 @@ class MovementPhase(BasePhase):
         return ctx.with_moved(moved, stopped).append_events(events)
 
 
-def _newcomer(
-    agents: AgentService, name: str, before: Position, after: Position, radius: int
-) -> str | None:
-    """The first (by name) of those who came into view with this one step, if any.
+def _newcomer(agents: AgentService, traveller: Agent, radius: int) -> str | None:
+    """The first (by name) of those in view who were not in view after the last step.
 
-    Most travellers see nobody, so the square around the new cell is looked at
-    first and the old one only when someone is in sight; only the traveller has
-    moved in between, so the old square is the one it saw a moment ago.
+    Whoever moved, the traveller or the other, it is someone coming into view. The
+    journey remembers who is in view now, so one who stays in sight stops it once.
+    Most travellers see nobody: one look at the square around them settles it.
     """
-    now = {a.name for a in agents.get_nearby_agents(after, radius)}
-    now.discard(name)
-    if not now:
+    journey = traveller.journey
+    assert journey is not None
+    now = {a.name for a in agents.get_nearby_agents(traveller.position, radius)}
+    now.discard(traveller.name)
+    if not now and not journey.seen:
         return None
-    now.difference_update(a.name for a in agents.get_nearby_agents(before, radius))
-    return min(now) if now else None
+    new = now - journey.seen
+    if new:
+        return min(new)
+    if now != journey.seen:  # someone left the view: they would be new again
+        agents.update_journey(traveller.name, journey.with_seen(frozenset(now)))
+    return None

@@ -186,8 +186,9 @@ def _known_text(known: frozenset[str]) -> str:
 
 
 def _journey_text(journey: Journey) -> str:
-    """The journey as canonical JSON (destination, path as [x, y] pairs, progress),
-    without encoding the path again at every step."""
+    """The journey as canonical JSON (destination, path as [x, y] pairs, progress,
+    and the names in view when there are any), without encoding the path again at
+    every step."""
     path = journey.path
     cached = _PATHS.get(id(path))
     if cached is None or cached[0] is not path:
@@ -195,8 +196,9 @@ def _journey_text(journey: Journey) -> str:
             _PATHS.clear()
         cached = _PATHS[id(path)] = (path, dumps([encode_position(p) for p in path]))
     dest = journey.destination
+    seen = f',"seen":{_known_text(journey.seen)}' if journey.seen else ""
     return (f'{{"destination":[{dest.x},{dest.y}],"path":{cached[1]},'
-            f'"progress":{journey.progress}}}')
+            f'"progress":{journey.progress}{seen}}}')
 
 
 def _decode_journey(raw: dict) -> Journey:
@@ -204,6 +206,7 @@ def _decode_journey(raw: dict) -> Journey:
         destination=decode_position(raw["destination"]),
         path=tuple(decode_position(p) for p in raw["path"]),
         progress=int(raw["progress"]),
+        seen=frozenset(str(n) for n in raw.get("seen", ())),
     )
 
 

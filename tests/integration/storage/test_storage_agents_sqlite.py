@@ -311,3 +311,11 @@ async def test_a_journey_is_stored_as_canonical_json_at_every_step(storage: Stor
         )
         assert text == expected
         assert (await storage.agents.get_agent(AgentName("Ash"))).journey == step
+
+
+async def test_who_a_traveller_last_saw_is_kept_with_its_journey(storage: Storage) -> None:
+    journey = _journey().with_seen(frozenset({"Birch", "Ash"}))
+    await storage.agents.save_agents([_plain("Cedar", 3, 3).with_journey(journey)])
+    (text,) = await storage.db.fetchone("SELECT journey FROM agents WHERE name = 'Cedar'")
+    assert text.endswith(',"progress":2,"seen":["Ash","Birch"]}')
+    assert (await storage.agents.get_agent(AgentName("Cedar"))).journey == journey
