@@ -27,7 +27,7 @@ from adapters.perception import PerceptionBuilder
 from config import HearthConfig
 from core.actions import ActionResult
 from core.types import AgentName
-from engine.committer import CANONICAL, TurnCommitter, TurnWrite, event_rows
+from engine.committer import TurnCommitter, TurnWrite, canonical_json, event_rows
 from engine.context import TickContext, TurnResult
 from engine.garbage import TickCollector
 from engine.phases import (
@@ -305,4 +305,4 @@ def _state_text(mind: Mind, name: AgentName) -> str:
         return "{}"
 
 
-_canonical = CANONICAL.encode
+_canonical = canonical_json

@@ -6,7 +6,7 @@ import json
 
 from core.events import AgentMovedEvent, JourneyCompletedEvent
 from core.types import AgentName, Position
-from engine.committer import CANONICAL, event_rows
+from engine.committer import CANONICAL, canonical_json, event_rows
 
 
 def test_a_step_is_written_exactly_as_the_general_encoding_would() -> None:
@@ -27,3 +27,10 @@ def test_other_events_keep_their_order_and_agent() -> None:
     assert [(r.agent, r.kind) for r in rows] == [
         ("Birch", "journey_completed"), ("Ash", "agent_moved")]
     assert json.loads(rows[0].data)["destination"] == {"x": 4, "y": 4}
+
+
+def test_the_reused_encoder_writes_what_the_canonical_one_does() -> None:
+    values = [{}, [], {"b": 1, "a": [1.5, None, True, 'é "quoted"\n\t'], "c": {"z": 1, "y": 2}},
+              [1e100, -0.0, 3, "🌲"], {"nested": [{"k": [[]]}]}]
+    for value in values:
+        assert canonical_json(value) == CANONICAL.encode(value)
