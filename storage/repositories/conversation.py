@@ -33,44 +33,17 @@ class ConversationRepository(Repository):
         Agents who are no longer participants get `left_tick` (history is kept);
         new ones are added with `joined_tick`. `tick` defaults to the start tick.
         """
-        at = conv.started_tick if tick is None else tick
-        async with self.db.transaction():
-            await self.db.execute(
-                """
-                INSERT INTO conversations (id, privacy, created_by, started_tick, ended_tick)
-                VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET privacy = excluded.privacy,
-                    created_by = excluded.created_by, started_tick = excluded.started_tick,
-                    ended_tick = excluded.ended_tick
-                """,
-                (conv.id, conv.privacy.value, conv.created_by, conv.started_tick,
-                 conv.ended_tick),
-            )
-            current = set(await self._current_participants(conv.id))
-            for name in sorted(current - conv.participants):
-                await self.db.execute(
-                    "UPDATE conversation_participants SET left_tick = ? "
-                    "WHERE conversation_id = ? AND agent_name = ?",
-                    (at, conv.id, name),
-                )
-            for name in sorted(conv.participants - current):
-                await self.db.execute(
-                    """
-                    INSERT INTO conversation_participants
-                        (conversation_id, agent_name, joined_tick, left_tick)
-                    VALUES (?, ?, ?, NULL)
-                    ON CONFLICT (conversation_id, agent_name)
-                    DO UPDATE SET joined_tick = excluded.joined_tick, left_tick = NULL
-                    """,
-                    (conv.id, name, at),
-                )
+        await self.save_conversations([(conv, tick)])
 
-    async def save_conversations(self, convs: Sequence[tuple[Conversation, int]]) -> None:
+    async def save_conversations(
+        self, convs: Sequence[tuple[Conversation, int | None]]
+    ) -> None:
         """`save_conversation` for many at once, in a handful of statements.
 
         A busy tick changes a hundred conversations; one round trip per row (and a
         query for each one's members) cost more than all the turns that made them.
-        Each pair is (conversation, tick of the change), applied in the order given.
+        Each pair is (conversation, tick of the change or None for its start tick),
+        applied in the order given.
         """
         if not convs:
             return
