@@ -94,14 +94,13 @@ class AgentTurnPhase(BasePhase):
         return out.with_stopped() if unfinished and engine.stop_requested else out
 
     async def _step_aside(self, batch_ready: asyncio.Event) -> None:
-        """Let the commit task run between turns.
+        """Let the commit task (and the other workers) run between turns.
 
-        A mind that answers at once never yields on its own, so without this the
-        whole tick would be written at its end. Stepping aside lets the commit hand
-        its next statement to the database thread, which writes (outside the GIL)
-        while the turns go on. The step is taken after a fixed count of agents
-        passed, whether they acted or had already acted before a crash, so the
-        order in which workers take turns never depends on how fast the disk is.
+        A turn whose mind happens not to wait (a quick reply, an offline agent in a
+        mixed world) would otherwise keep the loop until its worker ran out of
+        clusters. The step is taken after a fixed count of agents passed, whether
+        they acted or had already acted before a crash, so where it falls never
+        depends on how fast the disk is.
         """
         committer = self.engine.committer
         if not committer.committing and committer.pending >= STREAM_TURNS:
