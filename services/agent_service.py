@@ -137,7 +137,9 @@ class AgentService:
                 p = agent.position
                 if abs(p.x - x) <= radius and abs(p.y - y) <= radius:
                     found.append(agent)
-        return sorted(found, key=lambda a: (a.position.manhattan(pos), a.name))
+        if len(found) > 1:  # most often it is the agent alone
+            found.sort(key=lambda a: (a.position.manhattan(pos), a.name))
+        return found
 
     def agents_in_box(self, x0: int, y0: int, x1: int, y1: int) -> list[Agent]:
         """Everyone standing on cells x0 <= x <= x1, y0 <= y <= y1, in no particular order."""
