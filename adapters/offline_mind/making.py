@@ -168,7 +168,10 @@ working inventory (`inv`) and the view of the cells."""
         if self.home is None:
             if self.persona.costs.shelter_affordable(self.inv) and self._good_spot():
                 return 3.0
-            if self._conversion() is not None:
+            conversion = self._convert  # `_conversion`, written out
+            if conversion is UNASKED:
+                conversion = self._convert = self._find_conversion()
+            if conversion is not None:
                 return 1.0
         if self._wanted_beside() is not None:
             return 1.0
@@ -178,7 +181,9 @@ working inventory (`inv`) and the view of the cells."""
         """A wanted resource here or a step away (View.beside), asked once a turn."""
         found = self._beside
         if found is UNASKED:
-            wanted = self._wanted()
+            wanted = self._wants  # `_wanted`, written out
+            if wanted is None:
+                wanted = self._wants = self._work_out_wanted()
             found = self._beside = self.view.beside(
                 (self.x, self.y), wanted, self.spent) if wanted else None
         return found

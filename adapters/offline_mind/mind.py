@@ -17,7 +17,8 @@ same mind state makes exactly the same calls.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from adapters.offline_mind.memory import Memory
@@ -49,6 +50,7 @@ class OfflineMind:
         self._personalities = {str(k): str(v) for k, v in personalities.items()}
         self._costs = costs or Costs()
         self._personas: dict[str, Persona] = {}
+        self._agents: dict[str, tuple[Persona, Callable[[Memory], None]]] = {}
         self._memory: dict[str, Memory] = {}
         self._states: dict[str, tuple[Memory, dict[str, Any]]] = {}
         self._texts: dict[str, StateText] = {}
@@ -64,12 +66,16 @@ class OfflineMind:
         return found
 
     def begin(self, start: TurnStart) -> OfflineTurn:
+        """A turn; what it needs of the mind per agent (persona, where it commits its memory)
+        is made on the agent's first turn and kept, so a turn builds nothing here."""
         agent = str(start.agent)
-        return OfflineTurn(
-            self.persona(agent), start, self._memory.get(agent, _BLANK),
-            lambda memory: self._memory.__setitem__(agent, memory),
-            self._allowed_for(start.tools),
-        )
+        found = self._agents.get(agent)
+        if found is None:
+            found = self._agents[agent] = (
+                self.persona(agent), partial(self._memory.__setitem__, agent))
+        tools = start.tools
+        allowed = self._allowed if tools is self._tools else self._allowed_for(tools)
+        return OfflineTurn(found[0], start, self._memory.get(agent, _BLANK), found[1], allowed)
 
     def memory(self, agent: AgentName | str) -> Memory:
         """What the mind remembers about an agent, as a value (for tests and tracing)."""

@@ -52,8 +52,8 @@ class TurnRandom:
         """The same source as TurnRandom(seed, agent_key, tick), from base_of(seed, agent_key)
         worked out once per agent."""
         rng = cls.__new__(cls)
-        rng._state = (base + (tick + 1) * _MIX2) & _MASK
-        rng.next64()
+        # The first draw (see __init__) written out: it only moves the state on.
+        rng._state = (base + (tick + 1) * _MIX2 + _GOLDEN) & _MASK
         return rng
 
     def next64(self) -> int:
@@ -63,8 +63,11 @@ class TurnRandom:
         return z ^ (z >> 31)
 
     def random(self) -> float:
-        """A float in [0, 1)."""
-        return (self.next64() >> 11) * _TO_UNIT
+        """A float in [0, 1) (next64 written out, as in `chance`)."""
+        self._state = state = (self._state + _GOLDEN) & _MASK
+        z = ((state ^ (state >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+        return ((z ^ (z >> 31)) >> 11) * _TO_UNIT
 
     def chance(self, probability: float) -> bool:
         """random() < probability, with next64 written out: the turn's most common draw."""
@@ -77,7 +80,10 @@ class TurnRandom:
         """An int in [0, n); n must be positive."""
         if n <= 0:
             raise ValueError(f"below() needs a positive bound, got {n}")
-        return self.next64() % n
+        self._state = state = (self._state + _GOLDEN) & _MASK  # next64, written out
+        z = ((state ^ (state >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+        return (z ^ (z >> 31)) % n
 
     def between(self, low: int, high: int) -> int:
         """An int in [low, high], both ends included."""

@@ -15,7 +15,7 @@ Two rules hold whatever the script does:
 
 - never more calls than `max_actions`;
 - never the same call (same tool, same arguments) again in a turn after it
-  failed: `_advance` answers such a repeat itself, with a refusal the script
+  failed: `next_calls` answers such a repeat itself, with a refusal the script
   sees as a failure, and ends the turn if the script keeps insisting.
 
 How agents find each other (the world is 500x500 and they see 3 cells):
@@ -129,7 +129,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
     __slots__ = (
         "persona", "traits", "p", "tick", "limit", "rng", "mem", "commit_to", "allowed",
         "x", "y", "inv", "count", "refused", "blocked", "spent", "last", "log", "focus",
-        "reason", "ended", "_view", "fresh_discovery", "script", "started", "_able", "_day",
+        "reason", "ended", "_view", "fresh_discovery", "script", "_able", "_day",
         "_units", "_wants", "_beside", "_convert",
         *_MEMORY_FIELDS,
     )
@@ -162,7 +162,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         self.last: ToolCall | None = None
         self.log: list[str] = []
         self.focus = self.reason = ""
-        self.ended = self.started = False
+        self.ended = False
         self._view: View | None = None
         self.fresh_discovery: tuple[str, str, int] | None = None
         # Empty and shared until something goes in (`_learn`, `_block`, `_spend` make sets).
@@ -183,22 +183,48 @@ class OfflineTurn(Talking, Writing, Making, Walking):
     # ------------------------------------------------------------------ MindTurn
 
     async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
-        outcome = self._absorb(outcomes) if self.last is not None else None
+        """Learn from the last call's outcome, then drive the script to its next call.
+
+        Every turn runs this two or three times, so absorbing the outcome and driving the
+        script are written out here rather than in helpers of their own."""
+        call = self.last
+        outcome = None
+        if call is not None:
+            self.last = None
+            for each in outcomes:
+                if each.call_id == call.id:
+                    self._learn(call, each)
+                    outcome = each
+                    break
         if self.ended:
             return ()
         if self.count >= self.limit:
             self._end("action_limit")
             return ()
-        call = self._advance(outcome)
-        if call is None:
-            self._end("done")
-            return ()
-        return (call,)
+        # A fresh script takes the first send(None) as next(); a repeat of a call that
+        # already failed (or one not offered) is answered here, with a refusal.
+        script, allowed, send = self.script, self.allowed, outcome
+        for _ in range(MAX_SKIPS):
+            try:
+                name, args = script.send(send)
+            except StopIteration:
+                break
+            if (allowed is not None and name not in allowed) or (
+                    self.refused and (name, args_key(args)) in self.refused):
+                send = _REFUSED
+                continue
+            self.count = count = self.count + 1
+            call = self.last = ToolCall(f"{self.tick}.{count}", name, args)
+            self.log.append(name)
+            return (call,)
+        self._end("done")
+        return ()
 
     async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
         if self.last is not None:
             self._absorb(outcomes)
-        self._end(reason or "ended")
+        if not self.ended:  # most turns ended in `next_calls` already
+            self._end(reason or "ended")
 
     def record(self) -> Mapping[str, Any]:
         # The log is at most TURN_CAP long and no longer changes: handed out as it is.
@@ -206,28 +232,6 @@ class OfflineTurn(Talking, Writing, Making, Walking):
                 "ended": self.reason}
 
     # ------------------------------------------------------------------ driving the script
-
-    def _advance(self, outcome: ToolOutcome | None) -> ToolCall | None:
-        send = outcome
-        for _ in range(MAX_SKIPS):
-            try:
-                if self.started:
-                    name, args = self.script.send(send)
-                else:
-                    self.started = True
-                    name, args = next(self.script)
-            except StopIteration:
-                return None
-            if (self.allowed is not None and name not in self.allowed) or self._refused(
-                    name, args):
-                send = _REFUSED
-                continue
-            self.count += 1
-            call = ToolCall(f"{self.tick}.{self.count}", name, args)
-            self.last = call
-            self.log.append(name)
-            return call
-        return None
 
     def _absorb(self, outcomes: Sequence[ToolOutcome]) -> ToolOutcome | None:
         call = self.last
@@ -518,14 +522,15 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         if p.on_journey:
             # Hands and feet are busy; eyes and voice are not.
             self.focus = "travelling"
-            if not p.is_night:
+            if not p.is_night and p.agents and not p.in_conversation_with:
                 yield from self._socialise()
             return
         if p.is_night:
             self.focus = "night"
             yield from self._night()
             return
-        if (yield from self._socialise()):
+        # (Guards that skip a script which would only say no: most turns, nobody is in view.)
+        if p.agents and not p.in_conversation_with and (yield from self._socialise()):
             return
         yield from self._daytime()
 
@@ -610,7 +615,8 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         """One thing this turn (see the module docstring): what is at hand, the way home at
         dusk, or what its traits and needs pick: making, roaming or writing."""
         traits, rng, p = self.traits, self.rng, self.p
-        if (yield from self._here()):
+        if (p.landmarks or p.objects or (self.met and traits.social >= 0.5)) and (
+                yield from self._here()):
             return
         if p.inside_structure and (yield from self._leave_shelter_if_trapped()):
             return

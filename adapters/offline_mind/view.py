@@ -69,6 +69,13 @@ class View:
     def can_enter(self, x: int, y: int) -> bool | None:
         """True or False for a cell within the vision square (a cell missing from it lies
         past the world's edge: False); None for a cell beyond sight."""
+        if self._index is None:  # the common case of `cell`, written out
+            dx, dy = x - self.x0, y - self.y0
+            if 0 <= dx < self.width and 0 <= dy < self.height:
+                found = self.cells[dy * self.width + dx]
+                position = found.position
+                if position.x == x and position.y == y:
+                    return found.passable
         found = self.cell(x, y)
         if found is not None:
             return found.passable
@@ -114,15 +121,14 @@ class View:
             return self._beside_by_index(origin, resources, skip)  # the uncommon cases
         cells = self.cells
         i = ry * width + rx
-        best, rank = -1, len(resources)
-        for k, resource in enumerate((cells[i].gatherable, cells[i - width].gatherable,
-                                      cells[i + 1].gatherable, cells[i + width].gatherable,
-                                      cells[i - 1].gatherable)):
-            if resource is not None and resource in resources:
-                r = resources.index(resource)
-                if r < rank:  # ties go to the first: here, then north, east, south, west
-                    best, rank = k, r
-        if best < 0:
+        around = (cells[i].gatherable, cells[i - width].gatherable, cells[i + 1].gatherable,
+                  cells[i + width].gatherable, cells[i - 1].gatherable)
+        # The best-ranked resource found around wins; of its cells, the first in `_AROUND`.
+        for resource in resources:
+            if resource in around:
+                best = around.index(resource)
+                break
+        else:
             return None
         dx, dy = _AROUND[best]
         x, y = origin[0] + dx, origin[1] + dy
@@ -130,7 +136,7 @@ class View:
         if position.x != x or position.y != y:  # listed in some other order after all
             self._build_index()
             return self._beside_by_index(origin, resources, skip)
-        return (0 if best == 0 else 1), (x, y), resources[rank]
+        return (0 if best == 0 else 1), (x, y), resource
 
     def _beside_by_index(self, origin: Pos, resources: tuple[str, ...],
                          skip: set[Pos] | frozenset[Pos]) -> tuple[int, Pos, str] | None:

@@ -219,7 +219,7 @@ memory and the view of the cells."""
     def _walk(self, direction: str, steps: int) -> WorkScript:
         out = yield "walk", ({"direction": direction} if steps <= 1 else
                              {"direction": direction, "steps": min(steps, WALK_MOST)})
-        if ok(out):
+        if out is not None and out.success:
             self._arrivals()
             return True
         return False
