@@ -116,27 +116,8 @@ class AgentService:
         (Manhattan), then by name."""
         if radius < 0:
             return []
-        x0, x1 = (pos.x - radius) // BUCKET_SIZE, (pos.x + radius) // BUCKET_SIZE
-        y0, y1 = (pos.y - radius) // BUCKET_SIZE, (pos.y + radius) // BUCKET_SIZE
-        buckets = self._buckets
-        if (x1 - x0 + 1) * (y1 - y0 + 1) <= len(buckets):
-            groups = [
-                group for bx in range(x0, x1 + 1) for by in range(y0, y1 + 1)
-                if (group := buckets.get((bx, by)))
-            ]
-        else:  # a square wider than the occupied map: walk the occupied buckets instead
-            groups = [
-                group for (bx, by), group in buckets.items()
-                if x0 <= bx <= x1 and y0 <= by <= y1
-            ]
-        x, y = pos.x, pos.y
-        found = []
-        for group in groups:
-            for name in group:
-                agent = self._agents[name]
-                p = agent.position
-                if abs(p.x - x) <= radius and abs(p.y - y) <= radius:
-                    found.append(agent)
+        found = self.agents_in_box(pos.x - radius, pos.y - radius,
+                                   pos.x + radius, pos.y + radius)
         if len(found) > 1:  # most often it is the agent alone
             found.sort(key=lambda a: (a.position.manhattan(pos), a.name))
         return found
@@ -148,16 +129,19 @@ class AgentService:
         bx0, bx1 = x0 // BUCKET_SIZE, x1 // BUCKET_SIZE
         by0, by1 = y0 // BUCKET_SIZE, y1 // BUCKET_SIZE
         buckets, everyone = self._buckets, self._agents
+        if (bx1 - bx0 + 1) * (by1 - by0 + 1) <= len(buckets):
+            groups = [group for bx in range(bx0, bx1 + 1) for by in range(by0, by1 + 1)
+                      if (group := buckets.get((bx, by)))]
+        else:  # a box wider than the occupied map: walk the occupied buckets instead
+            groups = [group for (bx, by), group in buckets.items()
+                      if bx0 <= bx <= bx1 and by0 <= by <= by1]
         found = []
-        for bx in range(bx0, bx1 + 1):
-            for by in range(by0, by1 + 1):
-                group = buckets.get((bx, by))
-                if group:
-                    for name in group:
-                        agent = everyone[name]
-                        p = agent.position
-                        if x0 <= p.x <= x1 and y0 <= p.y <= y1:
-                            found.append(agent)
+        for group in groups:
+            for name in group:
+                agent = everyone[name]
+                p = agent.position
+                if x0 <= p.x <= x1 and y0 <= p.y <= y1:
+                    found.append(agent)
         return found
 
     def visible_to(self, name: str) -> list[Agent]:
