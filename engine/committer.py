@@ -115,6 +115,8 @@ class TurnCommitter:
         self._oldest = 0.0
         self._committing = False
         self.commits = 0
+        self._opening: tuple[int, tuple[EventRow, ...], Sequence[Sequence[str]]] | None = None
+        """An opening held back to go out with the tick's turns (`hold_opening`)."""
         self._inventories: dict[str, Inventory] = {}
         """Each agent's inventory as last committed (only this committer writes agents
         while the engine runs), so an unchanged one is not written again."""
@@ -158,16 +160,39 @@ class TurnCommitter:
         """The tick's opening changes and its schedule, in one transaction."""
         await self._write(self._world_capture(), event_rows(events), progress=(tick, schedule))
 
+    def hold_opening(
+        self, tick: int, events: Sequence[DomainEvent], schedule: Sequence[Sequence[str]]
+    ) -> None:
+        """Keep the opening (its events and schedule; its changes stay in the world's
+        journal) to be written by the next commit, in the same transaction as the turns.
+
+        Only for a tick whose turns can commit nothing before the tick's last commit
+        (minds that answer at once: nothing yields during turns). A crash before that
+        commit then loses the opening and the turns together, which is the same as a
+        crash before the checkpoint: the tick is run again from its start, and
+        identically. One transaction a tick instead of two, and the rows of agents
+        that moved on a journey and then acted are written once.
+        """
+        self._opening = (tick, event_rows(events), tuple(tuple(c) for c in schedule))
+
     async def commit(self, *, finish_tick: int | None = None,
                      events: Sequence[DomainEvent] = ()) -> None:
         """Write every queued turn; with `finish_tick`, also close that tick.
 
         Closing advances the world's tick counter and forgets the tick's progress
-        record in the same transaction as its last turns.
+        record in the same transaction as its last turns. A held opening goes first;
+        if the tick is not being closed (a stop), its progress record is written too,
+        so the next run finishes the tick with the agents still to act.
         """
         queued, self._queue = self._queue, []
+        opening, self._opening = self._opening, None
         cap = Capture()
         rows: list[EventRow] = []
+        progress = None
+        if opening is not None:  # its changes are in the world's journal, captured below
+            rows.extend(opening[1])
+            if finish_tick is None:
+                progress = (opening[0], opening[2])
         for write in queued:
             cap.merge(write.capture)
             rows.extend(write.events)
@@ -178,7 +203,7 @@ class TurnCommitter:
         await self._write(
             cap, rows, turns=[w.turn for w in queued],
             minds=[w.mind for w in queued if w.mind is not None],
-            finish=finish_tick is not None,
+            progress=progress, finish=finish_tick is not None,
         )
 
     def _world_capture(self) -> Capture:

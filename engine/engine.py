@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from adapters.agent_files import AgentFiles
@@ -149,6 +149,10 @@ class HearthEngine:
 
     def mind_for(self, name: str) -> Mind:
         return self.minds.get(name, self.default_mind)
+
+    def all_answer_at_once(self, names: Iterable[str]) -> bool:
+        """Every one of these agents' minds answers without waiting (`answers_at_once`)."""
+        return all(getattr(self.mind_for(n), "answers_at_once", False) for n in names)
 
     # ------------------------------------------------------------------ commands
 

@@ -35,6 +35,10 @@ class CheckpointPhase(BasePhase):
 
     From here a crash resumes this tick at its turns: the opening is not run twice,
     and the stored schedule gives the same agents the same order.
+
+    When every mind scheduled answers at once, no turn can commit before the tick's
+    last commit, so the opening is held and written with the turns instead
+    (`TurnCommitter.hold_opening`): one transaction a tick rather than two.
     """
 
     name = "checkpoint"
@@ -44,5 +48,10 @@ class CheckpointPhase(BasePhase):
         self.engine = engine
 
     async def _execute(self, ctx: TickContext) -> TickContext:
-        await self.engine.committer.commit_opening(ctx.tick, ctx.events, ctx.clusters)
+        committer = self.engine.committer
+        names = [n for cluster in ctx.clusters for n in cluster]
+        if self.engine.all_answer_at_once(names):
+            committer.hold_opening(ctx.tick, ctx.events, ctx.clusters)
+        else:
+            await committer.commit_opening(ctx.tick, ctx.events, ctx.clusters)
         return ctx

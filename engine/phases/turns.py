@@ -53,7 +53,7 @@ class AgentTurnPhase(BasePhase):
         finished, batch_ready = asyncio.Event(), asyncio.Event()
 
         names = [n for c in pending for n in c if n not in ctx.already_done]
-        alone = all(getattr(engine.mind_for(n), "answers_at_once", False) for n in names)
+        alone = engine.all_answer_at_once(names)
 
         async def worker() -> None:
             passed = 0

@@ -189,3 +189,57 @@ async def test_concurrent_clusters_with_a_slow_mind_still_commit_whole_turns(
         stored = {a.name: a.position for a in await storage.agents.get_all_agents()}
     assert stored == live
     assert all(len(r.actions) == 4 for r in ctx.turn_results.values())
+
+
+async def test_minds_that_answer_at_once_have_their_tick_written_in_one_transaction(
+    scripted, make_engine, small_world: Path
+) -> None:
+    mind = scripted(lambda s: [("walk", {"direction": "east"})])
+    mind.answers_at_once = True
+    async with make_engine(mind) as engine:
+        before = engine.committer.commits
+        ctx = await engine.tick_once()
+        assert ctx.completed and engine.committer.commits == before + 1
+        opening = [e.event_type for e in ctx.events]
+        turns = [e.event_type for n in ctx.turn_results
+                 for a in ctx.turn_results[n].actions for e in a.events]
+    db = small_world / "world.db"
+    assert _rows(db, "SELECT COUNT(*) FROM tick_progress") == [(0,)]
+    assert _rows(db, "SELECT tick FROM world_state") == [(1,)]
+    kinds = [k for (k,) in _rows(db, "SELECT kind FROM events WHERE tick = 0 ORDER BY seq")]
+    assert kinds[:len(opening)] == opening and sorted(kinds[len(opening):]) == sorted(turns)
+    assert "agent_moved" in kinds
+
+
+async def test_a_stop_in_a_tick_of_minds_that_answer_at_once_keeps_the_schedule_to_resume(
+    scripted, make_engine, small_world: Path
+) -> None:
+    first = scripted()
+    first.answers_at_once = True
+    async with make_engine(first) as engine:
+        original = engine.run_agent_turn
+        done: list[str] = []
+
+        async def stop_after_two(name, tick):
+            result = await original(name, tick)
+            done.append(name)
+            if len(done) == 2:
+                engine.request_stop()
+            return result
+
+        engine.run_agent_turn = stop_after_two
+        ctx = await engine.tick_once()
+        assert ctx.stopped and engine.tick == 0
+        schedule = [list(c) for c in ctx.clusters]
+    db = small_world / "world.db"
+    (stored,) = _rows(db, "SELECT tick, schedule FROM tick_progress")
+    assert stored[0] == 0 and json.loads(stored[1]) == schedule
+    assert sorted(t for (t,) in _rows(db, "SELECT agent FROM turns")) == sorted(done)
+
+    second = scripted()
+    second.answers_at_once = True
+    async with make_engine(second) as engine:
+        everyone = {a.name for a in engine.sim.agents.get_all_agents()}
+        ctx = await engine.tick_once()
+        assert ctx.resumed and ctx.completed and engine.tick == 1
+        assert {s.agent for s in second.starts} == everyone - set(done)
