@@ -34,6 +34,7 @@ from storage.errors import (
 )
 from storage.migrations import apply_migrations
 from storage.schema import HEARTH_TABLES, LATEST_VERSION
+from storage.wal_checkpointer import SAFETY_PAGES, WalCheckpointer
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -144,6 +145,8 @@ class Database:
         self._owner: asyncio.Task[object] | None = None
         self._depth = 0
         self._savepoints = True
+        self.checkpointer: WalCheckpointer | None = None
+        """Moves the log into the file in the background (writing connections only)."""
 
     # --- opening ---------------------------------------------------------------
 
@@ -191,6 +194,12 @@ class Database:
         db = cls(conn, path, read_only=read_only)
         try:
             await db._configure(sync)
+            if not read_only:
+                # The log is copied into the file by a thread of its own, not inside
+                # whichever commit happens to fill it (see storage/wal_checkpointer.py).
+                await conn.execute(f"PRAGMA wal_autocheckpoint = {SAFETY_PAGES}")
+                db.checkpointer = WalCheckpointer(path, synchronous=sync)
+                db.checkpointer.start()
             if version < LATEST_VERSION:
                 try:
                     await apply_migrations(conn, version)
@@ -201,7 +210,7 @@ class Database:
                     db.migrated_from = version
                     db.backup_path = backup
         except BaseException:
-            await conn.close()
+            await db.close()
             raise
         return db
 
@@ -216,6 +225,11 @@ class Database:
         await self.conn.execute("PRAGMA busy_timeout = 5000")
 
     async def close(self) -> None:
+        """Stop the checkpointer first: SQLite then folds the log into the file when
+        this, the last connection, closes."""
+        if self.checkpointer is not None:
+            await asyncio.to_thread(self.checkpointer.stop)
+            self.checkpointer = None
         await self.conn.close()
 
     # --- statements ------------------------------------------------------------
