@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +24,7 @@ from core.agent import Inventory
 from core.events import AgentMovedEvent, DomainEvent
 from services.changes import ChangeSet
 from services.persistence import Capture, capture, write_capture
+from services.turn_loop import ActionRecord
 from storage.repositories.engine import EventRow, MindRow, TurnRow
 
 if TYPE_CHECKING:
@@ -57,6 +58,40 @@ def canonical_json(value: object) -> str:
     if _C_ENCODER is None:
         return CANONICAL.encode(value)
     return "".join(_C_ENCODER(value, 0))
+
+
+def turn_record_json(
+    actions: Sequence[ActionRecord], mind: Mapping[str, object], error: str | None
+) -> str:
+    """`canonical_json` of a turn's record ({"actions": [...], "error": ..., "mind": {...}}),
+    with the fixed keys spelled out in sorted order; one per turn, so it counts.
+
+    Only the arguments and the mind's own record go through the encoder. Anything
+    the direct spelling cannot take (a tool name that is not text, say) falls back
+    to encoding the whole record the general way, which gives the same text.
+    """
+    try:
+        parts = []
+        for a in actions:
+            if a.success is True:
+                ok = "true"
+            elif a.success is False:
+                ok = "false"
+            else:  # 1 or 0 would be written as numbers by the general way
+                raise TypeError("success is not a bool")
+            parts.append(
+                f'{{"args":{canonical_json(dict(a.arguments))},"ok":{ok},'
+                f'"text":{_quote(a.narration)},"tool":{_quote(a.tool)}}}')
+        head = f'{{"actions":[{",".join(parts)}]'
+        if error:
+            head += f',"error":{_quote(error)}'
+        return f'{head},"mind":{canonical_json(dict(mind))}}}'
+    except (TypeError, ValueError):
+        record: dict[str, object] = {"actions": [a.to_json() for a in actions],
+                                     "mind": dict(mind)}
+        if error:
+            record["error"] = error
+        return canonical_json(record)
 
 
 def event_rows(events: Iterable[DomainEvent]) -> tuple[EventRow, ...]:

@@ -27,7 +27,13 @@ from adapters.perception import PerceptionBuilder
 from config import HearthConfig
 from core.actions import ActionResult
 from core.types import AgentName
-from engine.committer import TurnCommitter, TurnWrite, canonical_json, event_rows
+from engine.committer import (
+    TurnCommitter,
+    TurnWrite,
+    canonical_json,
+    event_rows,
+    turn_record_json,
+)
 from engine.context import TickContext, TurnResult
 from engine.garbage import TickCollector
 from engine.phases import (
@@ -215,10 +221,6 @@ class HearthEngine:
             state_text = _state_text(mind, name)
             # Captured whatever happened, so memory and database never disagree.
             cap = capture(sim, changes)
-        record = {"actions": [a.to_json() for a in log.actions], "mind": dict(log.record)}
-        if log.error:
-            record["error"] = log.error
-        dumps = _canonical
         # A mind's row is rewritten only when what it remembers changed (the row
         # then holds the state after its latest turn either way).
         remembered = (mind.kind, state_text)
@@ -226,7 +228,8 @@ class HearthEngine:
         self._states[name] = remembered
         self.committer.add(TurnWrite(
             cap, event_rows(log.events),
-            TurnRow(tick, name, mind.kind, len(log.actions), log.ended, dumps(record)),
+            TurnRow(tick, name, mind.kind, len(log.actions), log.ended,
+                    turn_record_json(log.actions, log.record, log.error)),
             None if unchanged else MindRow(name, mind.kind, state_text, tick),
         ))
         return TurnResult(

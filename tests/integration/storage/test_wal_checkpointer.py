@@ -43,7 +43,7 @@ async def test_committed_rows_reach_the_file_itself_without_a_commit_checkpointi
         storage.db.checkpointer.stop()  # a fast one of our own instead
         async with storage.unit_of_work() as uow:
             await uow.engine.add_events(
-                [EventRow(1, "Ada", "note", '{"n":%d}' % i) for i in range(500)])
+                [EventRow(1, "Ada", "note", f'{{"n":{i}}}') for i in range(500)])
             await uow.commit()
 
         def rows_in_the_bare_file() -> int:

@@ -6,7 +6,8 @@ import json
 
 from core.events import AgentMovedEvent, JourneyCompletedEvent
 from core.types import AgentName, Position
-from engine.committer import CANONICAL, canonical_json, event_rows
+from engine.committer import CANONICAL, canonical_json, event_rows, turn_record_json
+from services.turn_loop import ActionRecord
 
 
 def test_a_step_is_written_exactly_as_the_general_encoding_would() -> None:
@@ -34,3 +35,32 @@ def test_the_reused_encoder_writes_what_the_canonical_one_does() -> None:
               [1e100, -0.0, 3, "🌲"], {"nested": [{"k": [[]]}]}]
     for value in values:
         assert canonical_json(value) == CANONICAL.encode(value)
+
+
+def _general_record(actions, mind, error) -> str:
+    record = {"actions": [a.to_json() for a in actions], "mind": dict(mind)}
+    if error:
+        record["error"] = error
+    return CANONICAL.encode(record)
+
+
+def test_a_turn_record_is_spelled_exactly_as_the_general_encoding_would() -> None:
+    walk = ActionRecord("walk", {"steps": 2, "direction": "east"}, True,
+                        'You walk — "two" steps\n east.\t🌲')
+    fail = ActionRecord("speak", {"message": "Émile \\ said"}, False, "Nobody is here.")
+    cases = [
+        ((), {}, None),
+        ((walk,), {"mind": "offline", "calls": ["walk"], "focus": "roam"}, None),
+        ((walk, fail), {"z": 1, "a": [None, 1.5]}, "RuntimeError: it broke"),
+        ((fail,), {}, ""),
+    ]
+    for actions, mind, error in cases:
+        text = turn_record_json(actions, mind, error)
+        assert text == _general_record(actions, mind, error)
+
+
+def test_a_turn_record_with_odd_values_falls_back_to_the_general_encoding() -> None:
+    odd = [ActionRecord("walk", {}, 1, "text"),  # a number, not a bool
+           ActionRecord(7, {"a": 1}, True, "text")]  # a tool name that is not text
+    for action in odd:
+        assert turn_record_json([action], {}, None) == _general_record([action], {}, None)
