@@ -431,6 +431,7 @@ async def run_world(
         finally:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
+            await engine.close()  # waits for a snapshot still being written
         for line in summary.lines():
             print(line, file=notes)
         if engine.stop_requested:

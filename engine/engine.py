@@ -14,6 +14,7 @@ turn written atomically by the committer, and the commit phase closes the tick
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -91,6 +92,8 @@ class HearthEngine:
         self._states: dict[str, tuple[str, str]] = {}
         """Each agent's mind kind and state JSON as last queued for commit."""
         self._opened_storage = False
+        self._snapshot: asyncio.Future[Path] | None = None
+        """The snapshot being written in the background, if one is."""
         self.collector = TickCollector()
 
     # ------------------------------------------------------------------ lifecycle
@@ -143,6 +146,7 @@ class HearthEngine:
                 self.file_undo.play_back(agent, self.homes.path(agent), files)
 
     async def close(self) -> None:
+        await self.finish_snapshot()
         if self._opened_storage:
             await self.storage.close()
 
@@ -288,10 +292,32 @@ class HearthEngine:
         ))
 
     async def _maybe_snapshot(self, tick: int) -> None:
+        """Every `snapshot_every_ticks`, begin a snapshot of the tick just committed.
+
+        It is written in the background while the next ticks run (storage/snapshots.py);
+        the one before is waited for first, so at most one is ever in flight.
+        """
         every = self.config.settings.storage.snapshot_every_ticks
         if every and (tick + 1) % every == 0:
-            await self.storage.snapshots.create(self.storage.db, tick + 1)
-            self.storage.snapshots.prune(self.config.settings.storage.snapshots_keep)
+            await self.finish_snapshot()
+            self._snapshot = self.storage.snapshots.start(self.storage.db, tick + 1)
+
+    async def finish_snapshot(self) -> Path | None:
+        """Wait for the snapshot in flight, if any, and keep only the newest ones.
+
+        A snapshot that fails (a full disk, say) is logged and the world goes on: it
+        is a safety copy, and the database itself is intact.
+        """
+        pending, self._snapshot = self._snapshot, None
+        if pending is None:
+            return None
+        try:
+            path = await pending
+        except Exception as exc:
+            logger.error("the snapshot could not be written: %s", exc)
+            return None
+        self.storage.snapshots.prune(self.config.settings.storage.snapshots_keep)
+        return path
 
 
 def _state_text(mind: Mind, name: AgentName) -> str:

@@ -1,17 +1,23 @@
 """Point-in-time copies of world.db through SQLite's online backup API.
 
-A snapshot is consistent even while the engine writes, because the backup API
-copies pages under SQLite's own locking. Files are written under a temporary
-name and renamed, so a crash never leaves a half-written snapshot_N.db.
+A snapshot is read through a connection of its own, inside one read transaction
+opened before `start` returns: in WAL mode that pins exactly the committed state
+of that moment, while the engine goes on writing. The copying (the whole file, in
+one SQLite call that releases the GIL) runs in a thread, so a tick does not wait
+for it: with 1,000 agents after 100 ticks a 57 MB copy took 133 ms inside the
+tick. Files are written under a temporary name and renamed, so a crash never
+leaves a half-written snapshot_N.db.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
 from pathlib import Path
 
 from storage.database import Database
+from storage.errors import StorageError
 
 _NAME = re.compile(r"^snapshot_(\d+)\.db$")
 
@@ -21,19 +27,41 @@ class SnapshotManager:
         self.directory = directory
 
     async def create(self, db: Database, tick: int) -> Path:
+        """Take a snapshot of what `db` has committed now, and wait until it is written."""
+        return await self.start(db, tick)
+
+    def start(self, db: Database, tick: int) -> asyncio.Future[Path]:
+        """Begin a snapshot of what `db` has committed at this moment; the copy is
+        written by a thread, and the returned future gives its path.
+
+        Refused inside the calling task's own unit of work: the snapshot would miss
+        what that unit has not committed yet, which is never what the caller means.
+        """
+        if db.in_transaction:
+            raise StorageError("cannot take a snapshot inside an open unit of work")
         self.directory.mkdir(parents=True, exist_ok=True)
         final = self.directory / f"snapshot_{int(tick)}.db"
+        source = sqlite3.connect(db.path, isolation_level=None, check_same_thread=False)
+        try:
+            source.execute("BEGIN")
+            source.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # pins the state
+        except BaseException:
+            source.close()
+            raise
+        return asyncio.ensure_future(asyncio.to_thread(self._copy, source, final))
+
+    @staticmethod
+    def _copy(source: sqlite3.Connection, final: Path) -> Path:
         partial = final.with_suffix(".db.partial")
         partial.unlink(missing_ok=True)
-        # aiosqlite runs the backup on its own thread, so the target must allow that.
-        target = sqlite3.connect(partial, check_same_thread=False)
         try:
-            # Holding the write lock keeps a unit of work from being open meanwhile,
-            # which would otherwise make the backup retry forever.
-            async with db.exclusive():
-                await db.conn.backup(target)
+            target = sqlite3.connect(partial)
+            try:
+                source.backup(target)
+            finally:
+                target.close()
         finally:
-            target.close()
+            source.close()
         partial.replace(final)
         return final
 

@@ -220,3 +220,22 @@ async def test_a_snapshot_inside_the_tasks_own_unit_is_refused_not_hung(tmp_path
         # The lock is free again afterwards.
         path = await asyncio.wait_for(storage.snapshots.create(storage.db, tick=2), timeout=5)
         assert path.exists()
+
+
+async def test_a_snapshot_holds_the_moment_it_was_started_while_writing_goes_on(
+    tmp_path: Path,
+) -> None:
+    async with Storage(tmp_path / "data") as storage:
+        await storage.world.save_world_state(WorldState(4, 4, 1, tick=1))
+        pending = storage.snapshots.start(storage.db, 1)
+        # Written at once, likely before the thread has copied a page: not in the snapshot.
+        await storage.world.save_world_state(WorldState(4, 4, 1, tick=2))
+        await storage.engine.add_events([EventRow(2, None, "later", "{}")] * 200)
+        path = await pending
+        conn = sqlite3.connect(path)
+        try:
+            assert conn.execute("SELECT tick FROM world_state").fetchone()[0] == 1
+            assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0
+        finally:
+            conn.close()
+        assert not list(path.parent.glob("*.partial"))

@@ -106,7 +106,7 @@ def make_engine(small_world: Path, config: HearthConfig, tmp_path: Path):
     from contextlib import asynccontextmanager
 
     @asynccontextmanager
-    async def make(mind, **kwargs):
+    async def make(mind, *, config: HearthConfig = config, **kwargs):
         storage = Storage(small_world)
         engine = HearthEngine(storage, config, mind=mind, agents_dir=tmp_path / "agents",
                               **kwargs)
@@ -114,6 +114,7 @@ def make_engine(small_world: Path, config: HearthConfig, tmp_path: Path):
         try:
             yield engine
         finally:
+            await engine.close()
             await storage.close()
 
     return make

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from pathlib import Path
@@ -243,3 +244,21 @@ async def test_a_stop_in_a_tick_of_minds_that_answer_at_once_keeps_the_schedule_
         ctx = await engine.tick_once()
         assert ctx.resumed and ctx.completed and engine.tick == 1
         assert {s.agent for s in second.starts} == everyone - set(done)
+
+
+async def test_snapshots_are_written_in_the_background_and_hold_their_tick(
+    scripted, make_engine, small_world: Path, config
+) -> None:
+    storage_settings = config.settings.storage.model_copy(
+        update={"snapshot_every_ticks": 2, "snapshots_keep": 2})
+    settings = config.settings.model_copy(update={"storage": storage_settings})
+    async with make_engine(scripted(), config=dataclasses.replace(config, settings=settings)) \
+            as engine:
+        for _ in range(6):
+            await engine.tick_once()
+    snaps = sorted((small_world / "snapshots").glob("snapshot_*.db"))
+    assert [p.name for p in snaps] == ["snapshot_4.db", "snapshot_6.db"]  # the oldest pruned
+    for path in snaps:
+        tick = int(path.stem.split("_")[1])
+        assert _rows(path, "SELECT tick FROM world_state") == [(tick,)]
+        assert _rows(path, "SELECT MAX(tick) FROM turns") == [(tick - 1,)]
