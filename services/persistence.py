@@ -51,28 +51,43 @@ class Capture:
     """Cell -> (units missing, since tick); (0, 0) forgets the cell."""
 
     def merge(self, later: Capture) -> None:
-        """Fold a later capture into this one: its values win, its lists follow."""
+        """Fold a later capture into this one: its values win, its lists follow.
+
+        A commit folds hundreds of turn captures, most holding one agent and little
+        else, so empty parts are skipped rather than merged.
+        """
         if later.world_state is not None:
             self.world_state = later.world_state
-        self.cells.update(later.cells)
-        self.edges.update(later.edges)
-        self.agents.update(later.agents)
-        for oid in later.objects_deleted:
-            self.objects_saved.pop(oid, None)
-        self.objects_deleted |= later.objects_deleted
-        self.objects_deleted -= later.objects_saved.keys()
-        self.objects_saved.update(later.objects_saved)
-        self.places.update(later.places)
-        for sid in later.structures_deleted:
-            self.structures_saved.pop(sid, None)
-        self.structures_deleted |= later.structures_deleted
-        self.structures_deleted -= later.structures_saved.keys()
-        self.structures_saved.update(later.structures_saved)
-        self.conversations.update(later.conversations)
-        self.turns += later.turns
-        self.invitations += later.invitations
-        self.invitation_updates += later.invitation_updates
-        self.spent.update(later.spent)
+        if later.cells:
+            self.cells.update(later.cells)
+        if later.edges:
+            self.edges.update(later.edges)
+        if later.agents:
+            self.agents.update(later.agents)
+        if later.objects_deleted or later.objects_saved:
+            for oid in later.objects_deleted:
+                self.objects_saved.pop(oid, None)
+            self.objects_deleted |= later.objects_deleted
+            self.objects_deleted -= later.objects_saved.keys()
+            self.objects_saved.update(later.objects_saved)
+        if later.places:
+            self.places.update(later.places)
+        if later.structures_deleted or later.structures_saved:
+            for sid in later.structures_deleted:
+                self.structures_saved.pop(sid, None)
+            self.structures_deleted |= later.structures_deleted
+            self.structures_deleted -= later.structures_saved.keys()
+            self.structures_saved.update(later.structures_saved)
+        if later.conversations:
+            self.conversations.update(later.conversations)
+        if later.turns:
+            self.turns += later.turns
+        if later.invitations:
+            self.invitations += later.invitations
+        if later.invitation_updates:
+            self.invitation_updates += later.invitation_updates
+        if later.spent:
+            self.spent.update(later.spent)
 
 
 def capture(sim: Simulation, changes: ChangeSet, spent: Iterable[Position] = ()) -> Capture:
