@@ -125,6 +125,25 @@ class Journey:
             if a.manhattan(b) != 1:
                 raise ValueError(f"path jumps from {a} to {b}")
 
+    @classmethod
+    def planned(cls, destination: Position, path: tuple[Position, ...],
+                seen: frozenset[str]) -> Journey:
+        """A journey at its start along a path a path finder has just made: each step one
+        cell from the last, ending at `destination` (a tuple, and a frozenset of names).
+
+        The same value the constructor makes, without walking the path again to check
+        what the search that made it guarantees: that walk cost more than the rest of
+        starting a journey. Anything else goes through the constructor.
+        """
+        if not path or path[-1] != destination:  # the cheap checks stay
+            raise ValueError("a journey's path must end at its destination")
+        journey = _new(cls)
+        _set_destination(journey, destination)
+        _set_path(journey, path)
+        _set_progress(journey, 0)
+        _set_seen(journey, seen)
+        return journey
+
     @property
     def current(self) -> Position:
         return self.path[self.progress]
@@ -238,6 +257,10 @@ _AGENT_FIELDS = tuple(f.name for f in fields(Agent))
 
 _new = object.__new__
 _set_stacks, _set_items = (Inventory.__dict__[f.name].__set__ for f in fields(Inventory))
+_set_destination, _set_path, _set_progress, _set_seen = (
+    Journey.__dict__[name].__set__ for name in ("destination", "path", "progress", "seen"))
+if tuple(f.name for f in fields(Journey)) != ("destination", "path", "progress", "seen"):
+    raise RuntimeError("Journey.planned sets four fields; Journey has others")  # pragma: no cover
 _SETTERS = {name: Agent.__dict__[name].__set__ for name in _AGENT_FIELDS}
 """Field name -> its slot's setter, which a frozen dataclass's __setattr__ cannot block."""
 (_set_name, _set_model_id, _set_personality, _set_position, _set_inventory, _set_journey,

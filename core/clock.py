@@ -19,13 +19,10 @@ class TimeOfDay:
     @property
     def period(self) -> str:
         """night (22-5), morning (5-12), afternoon (12-17) or evening (17-22)."""
-        if 5 <= self.hour < 12:
-            return "morning"
-        if 12 <= self.hour < 17:
-            return "afternoon"
-        if 17 <= self.hour < 22:
-            return "evening"
-        return "night"
+        hour = self.hour
+        # Read from a table for the hours there are (every narration asks), worked out
+        # for any other hour as the table was.
+        return _PERIOD_OF_HOUR[hour] if 0 <= hour < 24 else _period(hour)
 
     @property
     def is_night(self) -> bool:
@@ -33,6 +30,19 @@ class TimeOfDay:
 
     def __str__(self) -> str:
         return f"day {self.day}, {self.hour:02d}:{self.minute:02d} ({self.period})"
+
+
+def _period(hour: int) -> str:
+    if 5 <= hour < 12:
+        return "morning"
+    if 12 <= hour < 17:
+        return "afternoon"
+    if 17 <= hour < 22:
+        return "evening"
+    return "night"
+
+
+_PERIOD_OF_HOUR = tuple(_period(hour) for hour in range(24))
 
 
 def time_of_day(tick: int, ticks_per_day: int, start_hour: int) -> TimeOfDay:

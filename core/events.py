@@ -81,6 +81,14 @@ class AgentMovedEvent(DomainEvent):
     from_position: Position
     to_position: Position
 
+    def __init__(self, tick: int, agent: AgentName, from_position: Position,
+                 to_position: Position) -> None:
+        # Written out (see `_fast_fields`): one of these for every step anyone takes.
+        _set_tick(self, tick)
+        _moved_agent(self, agent)
+        _moved_from(self, from_position)
+        _moved_to(self, to_position)
+
 
 @dataclass(frozen=True, slots=True)
 class AgentSleptEvent(DomainEvent):
@@ -110,6 +118,13 @@ class JourneyStartedEvent(DomainEvent):
     destination: Position
     path_length: int
 
+    def __init__(self, tick: int, agent: AgentName, destination: Position,
+                 path_length: int) -> None:
+        _set_tick(self, tick)  # written out: see `_fast_fields`
+        _journey_agent(self, agent)
+        _journey_destination(self, destination)
+        _journey_length(self, path_length)
+
 
 @dataclass(frozen=True, slots=True)
 class JourneyInterruptedEvent(DomainEvent):
@@ -137,6 +152,14 @@ class ResourceGatheredEvent(DomainEvent):
     resource: str
     quantity: int
 
+    def __init__(self, tick: int, agent: AgentName, position: Position, resource: str,
+                 quantity: int) -> None:
+        _set_tick(self, tick)  # written out: see `_fast_fields`
+        _gathered_agent(self, agent)
+        _gathered_position(self, position)
+        _gathered_resource(self, resource)
+        _gathered_quantity(self, quantity)
+
 
 @dataclass(frozen=True, slots=True)
 class ItemCraftedEvent(DomainEvent):
@@ -146,6 +169,15 @@ class ItemCraftedEvent(DomainEvent):
     inputs: tuple[str, ...]
     output: str
     quantity: int
+
+    def __init__(self, tick: int, agent: AgentName, method: str, inputs: tuple[str, ...],
+                 output: str, quantity: int) -> None:
+        _set_tick(self, tick)  # written out: see `_fast_fields`
+        _crafted_agent(self, agent)
+        _crafted_method(self, method)
+        _crafted_inputs(self, inputs)
+        _crafted_output(self, output)
+        _crafted_quantity(self, quantity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +356,40 @@ class ConversationTurnEvent(DomainEvent):
     conversation_id: ConversationId
     agent: AgentName
     message: str
+
+    def __init__(self, tick: int, conversation_id: ConversationId, agent: AgentName,
+                 message: str) -> None:
+        _set_tick(self, tick)  # written out: see `_fast_fields`
+        _turn_conversation(self, conversation_id)
+        _turn_agent(self, agent)
+        _turn_message(self, message)
+
+
+def _fast_fields(cls: type[DomainEvent], *names: str) -> tuple[Any, ...]:
+    """The slot setters of `cls`'s own fields, which must be `names` in declaration order.
+
+    The events made most often (a step, a gather, a remark, a journey begun, a thing
+    made) have their __init__ written out with these: the generated frozen __init__
+    calls object.__setattr__ per field and cost more than the rest of a step. Checked
+    against the field list here, so a field added later cannot be silently left unset.
+    """
+    own = tuple(f.name for f in dataclasses.fields(cls))[1:]  # after DomainEvent.tick
+    if own != names:  # pragma: no cover - keep the written-out __init__ in step
+        raise RuntimeError(f"{cls.__name__}.__init__ sets {names}; its fields are {own}")
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_set_tick = DomainEvent.__dict__["tick"].__set__
+_moved_agent, _moved_from, _moved_to = _fast_fields(
+    AgentMovedEvent, "agent", "from_position", "to_position")
+_journey_agent, _journey_destination, _journey_length = _fast_fields(
+    JourneyStartedEvent, "agent", "destination", "path_length")
+_gathered_agent, _gathered_position, _gathered_resource, _gathered_quantity = _fast_fields(
+    ResourceGatheredEvent, "agent", "position", "resource", "quantity")
+_crafted_agent, _crafted_method, _crafted_inputs, _crafted_output, _crafted_quantity = (
+    _fast_fields(ItemCraftedEvent, "agent", "method", "inputs", "output", "quantity"))
+_turn_conversation, _turn_agent, _turn_message = _fast_fields(
+    ConversationTurnEvent, "conversation_id", "agent", "message")
 
 
 EVENT_TYPES: Mapping[str, type[DomainEvent]] = MappingProxyType(

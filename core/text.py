@@ -21,7 +21,15 @@ def clean_text(text: str, *, keep_newlines: bool = False) -> str:
     Newlines and tabs survive only with keep_newlines (speech may have paragraphs;
     a sign or a place name may not: there they become spaces). CR LF and lone CR
     count as a newline.
+
+    Text that is printable throughout (`str.isprintable`: no character of the Unicode
+    categories Other or Separator but the plain space, so no control or format
+    character, no line break, no escape) and already NFC would come out of the steps
+    below only trimmed, so it is just trimmed: that is most of what agents write, and
+    the loop asks `unicodedata` about every character.
     """
+    if text.isprintable() and (text.isascii() or unicodedata.is_normalized("NFC", text)):
+        return text.strip()
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = unicodedata.normalize("NFC", _ESCAPES.sub("", text))
     out = []

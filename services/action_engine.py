@@ -116,6 +116,12 @@ BUSY_WHILE_TRAVELLING = frozenset({
 R = FailureReason
 """Short for the many `reason=` arguments below."""
 
+_DELTAS = {d: d.delta for d in Direction}
+"""Direction -> (dx, dy), without the property call."""
+
+_DOWN = Direction.DOWN
+"""Read once: an enum member read through its class is a descriptor call."""
+
 
 class Refusal(AgentRuleError):
     """A rule error raised by the engine's own checks, which know why they refuse."""
@@ -306,6 +312,11 @@ class ActionEngine:
             JoinConversationAction: self._join_conversation,
             LeaveConversationAction: self._leave_conversation,
         }
+        self._plans: dict[type[Action], tuple[Callable[[Agent, Any, int], ActionResult], bool,
+                                              bool]] = {}
+        """Action type -> (its handler, whether it has name arguments to check, whether it
+        is refused while travelling): what `execute_now` asks of every action, worked out
+        once per type instead of in three look-ups per call."""
 
     # ------------------------------------------------------------------ entry points
 
@@ -328,18 +339,24 @@ class ActionEngine:
         if agent is None:
             return ActionResult.fail(f"nobody called {name!r} lives here",
                                      reason=R.NO_SUCH_AGENT)
-        handler = self._handlers.get(type(action))
-        if handler is None:
-            return ActionResult.fail(f"{getattr(action, 'name', action)!r} is not an action",
-                                     reason=R.BAD_INPUT)
-        if _named(type(action)) != _NO_NAMES:
+        kind = type(action)
+        plan = self._plans.get(kind)
+        if plan is None:
+            handler = self._handlers.get(kind)
+            if handler is None:
+                return ActionResult.fail(f"{getattr(action, 'name', action)!r} is not an action",
+                                         reason=R.BAD_INPUT)
+            plan = self._plans[kind] = (handler, _named(kind) != _NO_NAMES,
+                                        action.name in BUSY_WHILE_TRAVELLING)
+        handler, has_names, busy = plan
+        if has_names:
             too_long = _overlong_name(action)
             if too_long:
                 return ActionResult.fail(too_long, reason=R.TOO_LONG)
         if agent.is_sleeping:
             return ActionResult.fail("you are asleep; you will wake in the morning",
                                      reason=R.ASLEEP)
-        if agent.journey is not None and action.name in BUSY_WHILE_TRAVELLING:
+        if busy and agent.journey is not None:
             dest = agent.journey.destination
             return ActionResult.fail(
                 f"you are on a journey to ({dest.x}, {dest.y}), {agent.journey.remaining} steps "
@@ -361,24 +378,25 @@ class ActionEngine:
         direction = action.direction
         agents = self.agents
         start = agent.position
-        reason = agents.step_blocker(start, direction)
-        if reason:
+        steps = action.steps
+        open_steps = self.world.open_steps(start, direction, steps)
+        if not open_steps:
+            reason = agents.step_blocker(start, direction)  # the words for why not
             return ActionResult.fail(
                 f"you cannot walk {direction.value}: {reason}",
                 reason=self._step_reason(start, direction),
             )
-        steps = action.steps
         name = agent.name
-        here_agent = agents.step_checked(agent, direction)
-        events = [AgentMovedEvent(tick, name, start, here_agent.position)]
+        here_pos = start.step(direction)
+        events = [AgentMovedEvent(tick, name, start, here_pos)]
         stopped = None
         if steps > 1:
-            here_agent, stopped = self._walk_on(start, here_agent, direction, steps, tick,
-                                                events)
-        here_pos = here_agent.position
+            here_pos, stopped = self._walk_on(start, here_pos, name, direction, steps,
+                                              open_steps, tick, events)
+        agents.walked_to(agent, here_pos)
         here = self.world.terrain_name_at(here_pos)
         count = len(events)
-        word = direction.value
+        word = direction._value_  # not .value, an enum property: a Python call
         if count == 1 and steps == 1:
             text = f"you walk {word} onto {here}"
         else:
@@ -392,11 +410,12 @@ class ActionEngine:
         )
 
     def _walk_on(
-        self, start: Position, moved: Agent, direction: Direction, steps: int, tick: int,
-        events: list,
-    ) -> tuple[Agent, str | None]:
-        """The steps of a walk after its first: (where the walker ends, why it stopped
-        early or None). `events` gets one AgentMovedEvent per step.
+        self, start: Position, here: Position, name: AgentName, direction: Direction,
+        steps: int, open_steps: int, tick: int, events: list,
+    ) -> tuple[Position, str | None]:
+        """The steps of a walk after its first, from `here`: (where the walker ends, why it
+        stopped early or None). `events` gets one AgentMovedEvent per step. The world
+        allows the first `open_steps` steps from `start` (`WorldService.open_steps`).
 
         The walk stops on a cell from which someone is in view who was not in view
         from where it started, or when the next step is blocked. Nobody else moves
@@ -405,12 +424,13 @@ class ActionEngine:
         1 .. steps - 1, which all share the start's columns (or rows), so a newcomer
         stands in the strip of `steps - 1` rows (columns) just beyond the start's own
         view, ahead. Each step then only checks that short list (almost always empty)
-        instead of asking who is near.
+        instead of asking who is near. What blocks a step is the world (terrain, edge,
+        walls), never another agent, so which steps are open is known before setting
+        off, and the walker is stored once, where it ends.
         """
         agents = self.agents
-        name = moved.name
         radius = self.world.vision_radius()
-        dx, dy = direction.delta
+        dx, dy = _DELTAS[direction]
         sx, sy = start.x, start.y
         near, far = radius + 1, radius + steps - 1
         if dx:
@@ -423,19 +443,17 @@ class ActionEngine:
         unseen = sorted(  # by name: the first in view is the one to name
             (a.name, a.position.x, a.position.y) for a in ahead if a.name != name
         ) if ahead else ()
-        for _ in range(steps - 1):
-            here = moved.position
+        for taken in range(1, steps):
             hx, hy = here.x, here.y
             for other, ox, oy in unseen:
                 if abs(ox - hx) <= radius and abs(oy - hy) <= radius:
-                    return moved, f"{other} came into view"
-            blocker = agents.step_blocker(here, direction)
-            if blocker:
-                return moved, blocker
-            after = agents.step_checked(moved, direction)
-            events.append(AgentMovedEvent(tick, name, here, after.position))
-            moved = after
-        return moved, None
+                    return here, f"{other} came into view"
+            if taken == open_steps:
+                return here, agents.step_blocker(here, direction)  # why the next is not
+            after = Position(hx + dx, hy + dy)
+            events.append(AgentMovedEvent(tick, name, here, after))
+            here = after
+        return here, None
 
     def _step_reason(self, pos: Position, direction: Direction) -> FailureReason:
         """Which of step_blocker's rules refused a step (a failure changed nothing, so
@@ -540,7 +558,7 @@ class ActionEngine:
     # ------------------------------------------------------------------ perception
 
     def _target_cell(self, agent: Agent, direction: Direction) -> Position | None:
-        pos = agent.position if direction is Direction.DOWN else agent.position.step(direction)
+        pos = agent.position if direction is _DOWN else agent.position.step(direction)
         return pos if self.world.in_bounds(pos) else None
 
     def _examine(self, agent: Agent, action: ExamineAction, tick: int) -> ActionResult:
@@ -758,11 +776,12 @@ class ActionEngine:
         if pos is None:
             return ActionResult.fail(f"the world ends to the {action.direction.value}",
                                      reason=R.WORLD_EDGE)
-        if pos != agent.position and self.world.edge_blocked(agent.position, action.direction):
+        here = agent.position
+        if pos is not here and pos != here and self.world.edge_blocked(here, action.direction):
             return ActionResult.fail(f"a wall stands to the {action.direction.value}",
                                      reason=R.WALL_IN_WAY)
         resource = self.world.gatherable_at(pos)
-        terrain = self.world.terrain_at(pos).value
+        terrain = self.world.terrain_name_at(pos)
         if resource is None:
             return ActionResult.fail(
                 f"there is nothing to gather from {terrain}; forests give wood, stone gives "

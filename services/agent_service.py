@@ -82,10 +82,12 @@ class AgentService:
     # ------------------------------------------------------------------ roster
 
     def get_agent(self, name: str) -> Agent | None:
-        return self._agents.get(AgentName(name))
+        # No AgentName(name): a NewType call is a Python call that returns its argument,
+        # and this is asked several times in every action.
+        return self._agents.get(name)
 
     def require(self, name: str) -> Agent:
-        agent = self._agents.get(AgentName(name))
+        agent = self._agents.get(name)
         if agent is None:
             raise AgentRuleError(f"nobody called {name!r} lives here")
         return agent
@@ -119,7 +121,12 @@ class AgentService:
         found = self.agents_in_box(pos.x - radius, pos.y - radius,
                                    pos.x + radius, pos.y + radius)
         if len(found) > 1:  # most often it is the agent alone
-            found.sort(key=lambda a: (a.position.manhattan(pos), a.name))
+            # (distance, name) worked out inline rather than by a key function that calls
+            # Position.manhattan per agent: names are unique, so agents are never compared.
+            x, y = pos.x, pos.y
+            keyed = sorted((abs(a.position.x - x) + abs(a.position.y - y), a.name, a)
+                           for a in found)
+            return [entry[2] for entry in keyed]
         return found
 
     def agents_in_box(self, x0: int, y0: int, x1: int, y1: int) -> list[Agent]:
@@ -215,6 +222,12 @@ class AgentService:
         """Move an agent whose step the caller has just checked with step_blocker."""
         return self._put(agent.with_position(agent.position.step(direction)))
 
+    def walked_to(self, agent: Agent, pos: Position) -> Agent:
+        """Store an agent where a walk ended, every step of it checked by the caller (as
+        step_blocker or WorldService.open_steps would): a walk of several steps is one
+        write, not one per step."""
+        return self._put(agent.with_position(pos))
+
     def step_blocker(self, pos: Position, direction: Direction) -> str | None:
         """Why a step is impossible, or None if it is fine."""
         if direction is _DOWN:
@@ -309,9 +322,12 @@ class AgentService:
         steps = self.plan_path(agent.position, destination)
         if steps is None:
             raise AgentRuleError("no way there could be found: water or walls are in the way")
-        in_view = self.get_nearby_agents(agent.position, self.world.vision_radius())
-        journey = Journey(destination, (agent.position, *steps),
-                          seen=frozenset(a.name for a in in_view if a.name != agent.name))
+        # Who is in view as a set: the unsorted look suffices (get_nearby_agents sorts).
+        here, radius = agent.position, self.world.vision_radius()
+        in_view = self.agents_in_box(here.x - radius, here.y - radius,
+                                     here.x + radius, here.y + radius) if radius >= 0 else ()
+        journey = Journey.planned(destination, (here, *steps),
+                                  frozenset(a.name for a in in_view if a.name != agent.name))
         self._put(agent.with_journey(journey))
         return journey
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import get_args
+from typing import NamedTuple, get_args
 
 from config import Recipe, RecipeBook
 from config.models import Technique
@@ -130,9 +130,12 @@ class CraftingResult:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Request:
-    """An attempt whose arguments have been checked: known action, valid names."""
+class _Request(NamedTuple):
+    """An attempt whose arguments have been checked: known action, valid names.
+
+    A named tuple, not a frozen dataclass: one is made for every crafting attempt,
+    and the dataclass's checked field-by-field __init__ cost more than the look-up
+    it serves."""
 
     action: str
     inputs: tuple[str, ...]
@@ -163,6 +166,9 @@ class CraftingService:
         self._tools = {tool for tool, _ in self._apply}
         self._targets = {target for _, target in self._apply}
         self._outputs = frozenset(recipe.name for recipe in self._recipes)
+        self._made: dict[int, CraftingResult] = {}
+        """id of a recipe of this book -> `CraftingResult.made(recipe)`: the same value every
+        time, and building it (a Counter, a dozen checked fields) cost more than the craft."""
 
     # ------------------------------------------------------------------ look-ups
 
@@ -359,12 +365,16 @@ class CraftingService:
             return inventory, CraftingResult.failed(
                 _no_recipe_reason(request), self.get_hints(action, inputs, technique)
             )
-        result = CraftingResult.made(recipe)
+        result = self._made.get(id(recipe))
+        if result is None:
+            result = self._made[id(recipe)] = CraftingResult.made(recipe)
         try:
             changed, consumed, created = _apply_result(inventory, result, new_item_id)
         except ValueError as error:  # InventoryError too: a bad id from new_item_id
             return inventory, CraftingResult.failed(f"could not make {recipe.name}: {error}")
-        return changed, replace(result, consumed_items=consumed, created_items=created)
+        if consumed or created:
+            result = replace(result, consumed_items=consumed, created_items=created)
+        return changed, result  # else it already has no items made or used up
 
     def apply_into(
         self,
@@ -398,7 +408,16 @@ def _names(inputs: object) -> tuple[str, ...] | None:
     return tuple(inputs)
 
 
+_GOOD_NAMES: set[str] = set()
+"""Names `_name_problem` found well-formed: the same few come back in every attempt, and
+the check is a regular expression. Dropped whole when it reaches GOOD_NAMES_KEPT."""
+
+GOOD_NAMES_KEPT = 4096
+
+
 def _name_problem(name: object) -> str | None:
+    if type(name) is str and name in _GOOD_NAMES:
+        return None
     if not isinstance(name, str):
         return f"{name!r} is not an item name"
     if not name.strip():
@@ -410,6 +429,10 @@ def _name_problem(name: object) -> str | None:
             f"{name!r} is not an item name (use lowercase letters, digits and '_', "
             "a letter first)"
         )
+    if type(name) is str:
+        if len(_GOOD_NAMES) >= GOOD_NAMES_KEPT:
+            _GOOD_NAMES.clear()
+        _GOOD_NAMES.add(name)
     return None
 
 
@@ -417,7 +440,7 @@ def _parse(action: object, inputs: object, technique: object) -> _Request | str:
     """The checked request, or one line saying what is wrong with the arguments."""
     if not isinstance(action, str) or action not in ACTIONS:
         return f"unknown action {action!r} (expected one of: {', '.join(ACTIONS)})"
-    if isinstance(inputs, str) or not isinstance(inputs, Sequence):
+    if type(inputs) is not list and (isinstance(inputs, str) or not isinstance(inputs, Sequence)):
         return f"inputs must be a list of item names, not {inputs!r}"
     for name in inputs:
         problem = _name_problem(name)
@@ -455,13 +478,18 @@ def _no_recipe_reason(request: _Request) -> str:
 
 def _held(inventory: Inventory, name: str) -> int:
     """How many of a type an inventory holds: its stack plus its unique items."""
-    return inventory.count(name) + sum(1 for item in inventory.items if item.item_type == name)
+    items = inventory.items
+    have = inventory.stacks.get(name, 0)
+    return have + sum(1 for item in items if item.item_type == name) if items else have
 
 
 def _missing(inventory: Inventory, inputs: Sequence[str]) -> str | None:
     """One line naming every input the inventory lacks, or None if it holds them all."""
     parts = []
-    for name, need in Counter(inputs).items():
+    needs: dict[str, int] = {}  # Counter(inputs), without its cost for one or two names
+    for name in inputs:
+        needs[name] = needs.get(name, 0) + 1
+    for name, need in needs.items():
         have = _held(inventory, name)
         if have < need:
             parts.append(f"{name} (need {need}, carrying {have})")

@@ -66,10 +66,10 @@ class Gathering:
 
     def take(self, pos: Position, tick: int) -> int:
         """Take one gather's worth; returns the units taken (0 if the cell is spent)."""
-        got = min(self.per_gather, self.available(pos, tick))
+        missing = self.missing(pos, tick)  # asked once: the cell's record is read once
+        got = min(self.per_gather, self.capacity - missing)
         if got:
-            missing = self.missing(pos, tick) + got
-            record = self._spent[pos] = Spent(missing, tick)
+            record = self._spent[pos] = Spent(missing + got, tick)
             self._file(pos, record)
             self._note(pos)
         return got

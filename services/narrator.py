@@ -284,10 +284,20 @@ class TemplateNarrator:
         frames = (SUCCESS.get(action, DEFAULT_SUCCESS) if result.success
                   else FAILURE.get(result.reason, _NOT_ALLOWED))
         message = result.message
-        text = (f"{colour[h % len(colour)]}, {frames.pick(result.data, h >> 8)} — "
-                f"{message}{_full_stop(message)}")
+        end = message[-1:]  # a full stop unless the message already ends a sentence
+        if end in _ENDS or (end in _QUOTES and message[-2:-1] in _ENDS):
+            stop = ""
+        else:
+            stop = "."
+        data = result.data
+        if frames.rich:
+            clause = frames.pick(data, h >> 8)
+        else:  # what pick answers for plain frames, without the call
+            plain = frames.plain
+            clause = plain[(h >> 8) % len(plain)]
+        text = f"{colour[h % len(colour)]}, {clause} — {message}{stop}"
         written = AGENT_TEXT.get(action)
-        return text + _verbatim(result.data, message, *written) if written else text
+        return text + _verbatim(data, message, *written) if written else text
 
     async def narrate(self, result: ActionResult, ctx: NarrationContext) -> str:
         return self.narrate_now(result, ctx)
@@ -296,12 +306,10 @@ class TemplateNarrator:
 _NOT_ALLOWED = FAILURE[R.NOT_ALLOWED]
 
 
-def _full_stop(message: str) -> str:
-    """A full stop, unless the message already ends a sentence (even inside a quote)."""
-    end = message[-1:]
-    if end in (".", "!", "?") or (end in ("'", '"') and message[-2:-1] in (".", "!", "?")):
-        return ""
-    return "."
+_ENDS = (".", "!", "?")
+_QUOTES = ("'", '"')
+"""A message ending in one of _ENDS, or in one of _QUOTES just after one, already ends a
+sentence and gets no full stop. Tuples: "" (an empty message's end) is in no tuple."""
 
 
 def _verbatim(data: Mapping[str, Any], message: str, key: str, intro: str) -> str:

@@ -28,6 +28,10 @@ How the search works, and why:
    the same inputs always give the same path. The Manhattan heuristic is consistent on
    a unit-cost 4-connected grid, so a cell's first expansion is final and a neighbour
    already closed can never be improved (no closed check is needed when relaxing).
+   Most journeys never need the heap: when every cell on the way has a step toward
+   the goal open, A* only ever expands the next cell of one straight walk, and
+   ``_descend`` follows that walk directly (the same path, see its docstring). Where a
+   cell on it has no such step, the search runs from the start.
 3. **Unreachability, vectorised.** A* alone proves "no path" only by expanding every cell
    the start can reach: 250,000 heap operations in pure Python is most of a second. So
    once A* has expanded ``REACHABILITY_CHECK_AFTER`` cells without arriving, it asks
@@ -41,10 +45,11 @@ How the search works, and why:
    heap before it, which is faster still.
 
 Figures (``python -m bench pathfinding``, 500x500, medians): open map corner to corner
-~7 ms (999 expansions for 998 steps); no path with the goal walled in ~12 ms (4,096
-expansions, then the check); start shut in a 3x3 room ~2 ms; generated terrain across
-the map 20-40 ms. The worst case for a path that does exist is a serpentine maze whose
-one path visits every cell: A* must then expand all 250,000 cells (~0.6 s).
+~3 ms, most of it the masks (the straight descent; ~7 ms as 999 expansions); no path
+with the goal walled in ~12 ms (4,096 expansions, then the check); start shut in a 3x3
+room ~2 ms; generated terrain across the map 20-40 ms. The worst case for a path that
+does exist is a serpentine maze whose one path visits every cell: A* must then expand
+all 250,000 cells (~0.6 s).
 """
 
 from __future__ import annotations
@@ -66,6 +71,9 @@ unreachable costs at most about twice what the check alone would."""
 
 _NORTH, _EAST, _SOUTH, _WEST = 1, 2, 4, 8
 
+_BOOL = np.dtype(np.bool_)
+"""numpy's boolean dtype, the one instance boolean arrays made the usual ways share."""
+
 
 def _check_grid(
     passable: np.ndarray, blocked_east: np.ndarray, blocked_south: np.ndarray
@@ -74,7 +82,18 @@ def _check_grid(
 
     A uint8 terrain raster would read as "every non-zero code is passable", so a
     non-boolean array is refused rather than cast.
+
+    Every journey's search starts here, with the same three good arrays: they are
+    checked with identity tests first (numpy's own boolean dtype, a plain ndarray),
+    and only anything else goes through the comparisons that word the refusal.
     """
+    if (type(passable) is np.ndarray and type(blocked_east) is np.ndarray
+            and type(blocked_south) is np.ndarray
+            and passable.dtype is _BOOL and blocked_east.dtype is _BOOL
+            and blocked_south.dtype is _BOOL and passable.ndim == 2
+            and passable.shape == blocked_east.shape == blocked_south.shape):
+        height, width = passable.shape
+        return height, width
     arrays = {"passable": passable, "blocked_east": blocked_east, "blocked_south": blocked_south}
     for name, array in arrays.items():
         if not isinstance(array, np.ndarray) or array.dtype != np.bool_ or array.ndim != 2:
@@ -188,6 +207,44 @@ def _connected(
         if mask & bit:
             entries.append(start + step)
     return any(root[run_of_cell[cell]] == goal_root for cell in entries)
+
+
+def _descend(masks: bytes, width: int, start: int, goal: int) -> list[int] | None:
+    """The path `_search` finds when every cell on it has a step toward the goal open;
+    None as soon as one has not (then only the search can say).
+
+    On such ground A* never turns aside: every entry it has pushed has f equal to the
+    start's h (the heuristic is consistent, so no f is smaller), and the cells just
+    reached from the one being expanded have the smallest h of all (one less than
+    it), so one of them is expanded next: the one with the smaller index, since keys
+    order by (f, h, index). Each is reached there for the first time (a cell k steps
+    from the start cannot have been reached sooner), so its parent is the cell before
+    it. The path is therefore the walk that, from each cell, takes the first open step
+    toward the goal in index order: north, west, east, south. Most journeys are such
+    walks, and following one costs a fraction of the search's heap and dictionaries.
+    """
+    goal_y, goal_x = divmod(goal, width)
+    y, x = divmod(start, width)
+    cell = start
+    path = []
+    while cell != goal:
+        mask = masks[cell]
+        if y > goal_y and mask & _NORTH:
+            cell -= width
+            y -= 1
+        elif x > goal_x and mask & _WEST:
+            cell -= 1
+            x -= 1
+        elif x < goal_x and mask & _EAST:
+            cell += 1
+            x += 1
+        elif y < goal_y and mask & _SOUTH:
+            cell += width
+            y += 1
+        else:
+            return None
+        path.append(cell)
+    return path
 
 
 def _search(
@@ -320,13 +377,16 @@ def find_path(
         masks = _move_masks(passable, blocked_east, blocked_south).tobytes()
     start_cell = start.y * width + start.x
     goal_cell = goal.y * width + goal.x
-
-    def reachable() -> bool:
-        return _connected(passable, blocked_east, blocked_south, masks, start_cell, goal_cell)
-
-    cells = _search(masks, width, start_cell, goal_cell, reachable)
+    cells = _descend(masks, width, start_cell, goal_cell)
     if cells is None:
-        return None
+
+        def reachable() -> bool:
+            return _connected(passable, blocked_east, blocked_south, masks, start_cell,
+                              goal_cell)
+
+        cells = _search(masks, width, start_cell, goal_cell, reachable)
+        if cells is None:
+            return None
     return [Position(cell % width, cell // width) for cell in cells]
 
 

@@ -63,6 +63,10 @@ def _to_privacy(field: str, value: Any) -> Privacy:
 
 
 def _to_position(field: str, value: Any) -> Position:
+    if type(value) is list and len(value) == 2:  # [x, y], as minds send it: no ABC check
+        x, y = value
+        if type(x) is int and type(y) is int:
+            return Position(x, y)
     if isinstance(value, Mapping) and set(value) == {"x", "y"}:
         x, y = value["x"], value["y"]
     elif isinstance(value, list | tuple) and len(value) == 2:
@@ -163,8 +167,46 @@ def _plan(tool: str) -> _Plan:
     return plan
 
 
+_parsed: dict[tuple, Action] = {}
+"""(tool, *argument items) -> the Action those arguments made, for calls whose every
+argument value is a plain str or int."""
+
+PARSED_KEPT = 4096
+"""At most this many parsed calls are kept; the whole table is dropped when it fills."""
+
+
 def parse_action(tool: Any, arguments: Any) -> Action:
-    """The Action a tool call asks for; ToolInputError says what is wrong with it."""
+    """The Action a tool call asks for; ToolInputError says what is wrong with it.
+
+    Minds repeat themselves (walk east 3 steps, gather here, the same remark), and an
+    Action is a frozen value, so a call whose arguments are all plain text or whole
+    numbers is answered from a table of the calls parsed before. Only exact `str` and
+    `int` values qualify: among those, equal values are the same value (True == 1 and
+    2.0 == 2, which the converters refuse, never get this far), so a kept Action is
+    exactly the one parsing again would make. Refused calls are never kept.
+    """
+    if type(arguments) is dict:
+        for value in arguments.values():
+            kind = type(value)
+            if kind is not str and kind is not int:
+                return _parse(tool, arguments)
+        key = (tool, *arguments.items())
+        try:
+            return _parsed[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable tool name: parsing says what is wrong
+            return _parse(tool, arguments)
+        action = _parse(tool, arguments)
+        if len(_parsed) >= PARSED_KEPT:
+            _parsed.clear()
+        _parsed[key] = action
+        return action
+    return _parse(tool, arguments)
+
+
+def _parse(tool: Any, arguments: Any) -> Action:
+    """`parse_action` without the table of calls parsed before."""
     if not isinstance(tool, str) or tool not in ACTION_TYPES:
         known = ", ".join(sorted(ACTION_TYPES))
         raise ToolInputError(f"there is no tool called {_describe(tool)}; tools are: {known}")

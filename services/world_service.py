@@ -110,6 +110,8 @@ class WorldService:
         self._w, self._h = state.width, state.height
         self._time_cache: tuple[int, Clock, TimeOfDay] | None = None
         """(tick, clock, its time of day): the last `time_of_day` answer."""
+        self._radius_cache: tuple[int, Clock, int] | None = None
+        """(tick, clock, how far anyone sees): the last `vision_radius` answer."""
         self._grid_version = 0
         """Goes up with every change of terrain, wall or door: whatever `path_grid`
         kept from an older version is out of date."""
@@ -149,6 +151,8 @@ class WorldService:
             self._landmarks_at.setdefault(mark.position, []).append(mark)
         self._structures: dict[str, Structure] = {}
         self._structure_at: dict[Position, str] = {}
+        self._structure_rows: dict[int, int] = {}
+        """y -> how many cells of that row `_structure_at` holds (rows with none are absent)."""
         for structure in structures:
             self._index_structure(structure)
 
@@ -208,8 +212,19 @@ class WorldService:
         return self.time_of_day().is_night
 
     def vision_radius(self) -> int:
-        """How far anyone sees right now (shorter at night)."""
-        return effective_vision_radius(self.clock.vision_radius, self.is_night)
+        """How far anyone sees right now (shorter at night).
+
+        Asked by every walk, journey and look around, and the same all tick: kept, like
+        `time_of_day`, while the tick and the clock are the same.
+        """
+        tick = self._state.tick
+        clock = self.clock
+        known = self._radius_cache
+        if known is not None and known[0] == tick and known[1] is clock:
+            return known[2]
+        radius = effective_vision_radius(clock.vision_radius, self.time_of_day(tick).is_night)
+        self._radius_cache = (tick, clock, radius)
+        return radius
 
     def set_tick(self, tick: int) -> None:
         if tick < self._state.tick:
@@ -339,6 +354,33 @@ class WorldService:
         else:
             walled = self.wall_east[y, min(x, tx)] and not self.door_east[y, min(x, tx)]
         return STEP_WALLED if walled else STEP_OK
+
+    def open_steps(self, pos: Position, direction: Direction, most: int) -> int:
+        """How many steps in a row from `pos` (a cell inside the map) in `direction`
+        `step_refusal` would allow, up to `most`: 0 for a first step it refuses, or for a
+        direction that is not cardinal.
+
+        A walk of several steps asks once instead of once per step; the checks are
+        step_refusal's, in its order, on the same arrays.
+        """
+        delta = _DELTAS.get(direction)
+        if delta is None:
+            return 0
+        dx, dy = delta
+        w, h, passable = self._w, self._h, self.passable
+        walls, doors = (self.wall_south, self.door_south) if dy else (
+            self.wall_east, self.door_east)
+        x, y = pos.x, pos.y
+        for taken in range(most):
+            tx, ty = x + dx, y + dy
+            if not (0 <= tx < w and 0 <= ty < h) or not passable[ty, tx]:
+                return taken
+            if 0 <= x < w and 0 <= y < h:
+                ex, ey = (x, min(y, ty)) if dy else (min(x, tx), y)
+                if walls[ey, ex] and not doors[ey, ex]:
+                    return taken
+            x, y = tx, ty
+        return most
 
     def can_step(self, pos: Position, direction: Direction) -> bool:
         if direction not in CARDINALS:
@@ -593,6 +635,10 @@ class WorldService:
     # ------------------------------------------------------------------ structures
 
     def structure_at(self, pos: Position) -> Structure | None:
+        # Every narration asks; almost every answer is "none", and a row look-up hashes an
+        # int where `_structure_at` must hash a Position (a Python call).
+        if pos.y not in self._structure_rows:
+            return None
         sid = self._structure_at.get(pos)
         return self._structures[sid] if sid else None
 
@@ -608,14 +654,22 @@ class WorldService:
 
     def remove_structure(self, structure_id: str) -> Structure:
         structure = self._structures.pop(structure_id)
+        rows = self._structure_rows
         for pos in structure.interior:
-            self._structure_at.pop(pos, None)
+            if self._structure_at.pop(pos, None) is not None:
+                if rows[pos.y] == 1:
+                    del rows[pos.y]
+                else:
+                    rows[pos.y] -= 1
         self.changes.delete_structure(structure_id)
         return structure
 
     def _index_structure(self, structure: Structure) -> None:
         self._structures[structure.id] = structure
+        rows = self._structure_rows
         for pos in structure.interior:
+            if pos not in self._structure_at:
+                rows[pos.y] = rows.get(pos.y, 0) + 1
             self._structure_at[pos] = structure.id
 
     # ------------------------------------------------------------------ geometry

@@ -193,3 +193,232 @@ def test_the_fast_converters_still_check_everything(arguments, message):
         with pytest.raises(ToolInputError) as caught:
             parse_action("walk", arguments)
         assert str(caught.value).startswith(message)
+
+
+# --- the second pass: what is now worked out once, or skipped when it cannot matter ---
+
+
+def clean_text_by_definition(text: str, *, keep_newlines: bool = False) -> str:
+    """clean_text as it was before its shortcut for text that is printable throughout."""
+    import unicodedata
+
+    from core.text import _ESCAPES
+
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFC", _ESCAPES.sub("", text))
+    out = []
+    for ch in text:
+        if ch in "\n\t" and keep_newlines:
+            out.append(ch)
+        elif ch in "\t\n\r":
+            out.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            continue
+        else:
+            out.append(ch)
+    return "".join(out).strip()
+
+
+agent_text = st.one_of(
+    st.text(),
+    st.text(alphabet=st.characters(max_codepoint=0x7F)),
+    st.sampled_from(["  Hello there.  ", "e\u0301t\u00e9", "caf\u00e9 \u00a0ok", "tab\there",
+                     "\x1b[31mred\x1b[0m", "a\u202eb", "line\r\nbreak", "\u2028", ""]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=agent_text, keep=st.booleans())
+def test_clean_text_answers_what_the_character_loop_would(text, keep):
+    from core.text import clean_text
+
+    assert clean_text(text, keep_newlines=keep) == clean_text_by_definition(
+        text, keep_newlines=keep)
+
+
+def clean_speech_by_definition(message: str) -> str:
+    """clean_speech's three passes, before its shortcut for printable messages."""
+    from services.conversation_service import _ANSI, _CONTROL, _LINE_BREAKS
+
+    return _CONTROL.sub("", _ANSI.sub("", _LINE_BREAKS.sub("\n", message))).strip()
+
+
+@settings(max_examples=500, deadline=None)
+@given(message=agent_text)
+def test_clean_speech_answers_what_its_patterns_would(message):
+    from services.conversation_service import ConversationError, clean_speech
+
+    expected = clean_speech_by_definition(message)
+    if not expected or len(expected) > 2000:
+        with pytest.raises(ConversationError):
+            clean_speech(message)
+    else:
+        assert clean_speech(message) == expected
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("walk", {"direction": "east", "steps": 3}),
+    ("walk", {"steps": 3, "direction": "east"}),
+    ("gather", {"direction": "down"}),
+    ("speak", {"message": "The grass here has a quiet to it."}),
+    ("work", {"item": "wood", "technique": "split"}),
+    ("leave_conversation", {}),
+])
+def test_a_repeated_call_is_the_same_action_as_parsing_it_afresh(tool, arguments):
+    from services.tool_input import _parse
+
+    first, again = parse_action(tool, dict(arguments)), parse_action(tool, dict(arguments))
+    assert first == again == _parse(tool, arguments)
+
+
+@pytest.mark.parametrize(("kept", "asked", "message"), [
+    ({"direction": "north", "steps": 1}, {"direction": "north", "steps": True},
+     "steps must be a whole number, not True"),
+    ({"direction": "north", "steps": 2}, {"direction": "north", "steps": 2.0},
+     "steps must be a whole number, not 2.0"),
+    ({"direction": "north"}, {"direction": "north", "pace": 1}, "walk does not take pace"),
+])
+def test_a_kept_call_never_answers_for_arguments_that_only_compare_equal(kept, asked, message):
+    parse_action("walk", kept)
+    with pytest.raises(ToolInputError) as caught:
+        parse_action("walk", asked)
+    assert str(caught.value).startswith(message)
+
+
+def test_the_table_of_parsed_calls_is_dropped_when_full(monkeypatch):
+    import services.tool_input as tool_input
+
+    monkeypatch.setattr(tool_input, "PARSED_KEPT", 3)
+    tool_input._parsed.clear()
+    for i in range(10):
+        assert parse_action("speak", {"message": f"remark {i}"}).message == f"remark {i}"
+        assert len(tool_input._parsed) <= 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(water=st.lists(cell, max_size=40), walls=st.lists(
+    st.tuples(cell, st.sampled_from(CARDINALS), st.booleans()), max_size=30),
+    start=cell, direction=st.sampled_from(list(Direction)), most=st.integers(0, 6))
+def test_open_steps_counts_the_steps_step_refusal_allows(water, walls, start, direction, most):
+    engine = make_engine([], water)
+    world = engine.world
+    for (x, y), side, door in walls:
+        if world.edge_inside(Position(x, y), side) and not world.has_wall(Position(x, y), side):
+            world.place_wall(Position(x, y), side)
+            if door:
+                world.place_door(Position(x, y), side)
+    here, expected = Position(*start), 0
+    if direction is not Direction.DOWN:
+        while expected < most and not world.step_refusal(here, direction):
+            here, expected = here.step(direction), expected + 1
+    assert world.open_steps(Position(*start), direction, most) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(water=st.lists(cell, max_size=120), walls=st.lists(
+    st.tuples(cell, st.sampled_from(CARDINALS)), max_size=40), ends=st.tuples(cell, cell))
+def test_the_straight_descent_is_the_path_the_search_finds(water, walls, ends):
+    from services.pathfinding import _descend, _search
+
+    engine = make_engine([], water)
+    world = engine.world
+    for (x, y), side in walls:
+        if world.edge_inside(Position(x, y), side) and not world.has_wall(Position(x, y), side):
+            world.place_wall(Position(x, y), side)
+    masks = world.path_grid()[3]
+    start, goal = (y * SIZE + x for x, y in ends)
+    if start == goal or not world.passable.flat[goal]:
+        return
+    straight = _descend(masks, SIZE, start, goal)
+    if straight is not None:
+        assert straight == _search(masks, SIZE, start, goal, lambda: True)
+
+
+def test_the_descent_gives_way_to_the_search_round_an_obstacle():
+    water = [(5, y) for y in range(2, 9)]
+    engine = make_engine([], water)
+    start, goal = Position(2, 5), Position(8, 5)
+    path = engine.agents.plan_path(start, goal)
+    assert path is not None and len(path) > goal.manhattan(start)  # round the water
+    assert path == find_path(engine.world.passable, *engine.world.blocked_arrays(), start, goal)
+
+
+def test_a_planned_journey_is_the_journey_the_constructor_makes():
+    from core.agent import Journey
+
+    path = (Position(1, 1), Position(2, 1), Position(2, 2))
+    seen = frozenset({"P2"})
+    planned = Journey.planned(Position(2, 2), path, seen)
+    assert planned == Journey(Position(2, 2), path, seen=seen)
+    assert (planned.progress, planned.remaining) == (0, 2)
+    with pytest.raises(ValueError, match="must end at its destination"):
+        Journey.planned(Position(3, 3), path, seen)
+
+
+def test_structure_at_follows_structures_added_and_removed():
+    from core.structures import Structure
+
+    engine = make_engine([])
+    world = engine.world
+    first = Structure("s-1", frozenset({Position(3, 3), Position(4, 3), Position(3, 4)}),
+                      None, 0)
+    second = Structure("s-2", frozenset({Position(9, 3)}), None, 0)
+    world.add_structure(first)
+    world.add_structure(second)
+    cells = [Position(x, y) for x in range(SIZE) for y in range(SIZE)]
+
+    def by_definition(pos):
+        return next((s for s in (first, second) if s in world.all_structures()
+                     and pos in s.interior), None)
+
+    assert all(world.structure_at(p) == by_definition(p) for p in cells)
+    world.remove_structure("s-1")
+    assert all(world.structure_at(p) == by_definition(p) for p in cells)
+    world.remove_structure("s-2")
+    assert all(world.structure_at(p) is None for p in cells)
+    assert world._structure_rows == {}
+
+
+def test_the_kept_vision_radius_follows_the_tick_and_the_clock():
+    from core.constants import effective_vision_radius
+
+    engine = make_engine([], vision=5)
+    world = engine.world
+    for tick in range(0, 30):
+        world.set_tick(tick)
+        assert world.vision_radius() == effective_vision_radius(5, world.time_of_day().is_night)
+    world.clock = Clock(vision_radius=2)
+    assert world.vision_radius() == effective_vision_radius(2, world.time_of_day().is_night)
+
+
+def test_a_kept_recipe_result_is_the_one_made_afresh_and_unique_items_are_still_named():
+    from core.agent import Inventory
+    from services.crafting import CraftingResult
+
+    crafting = CraftingService(CONFIG.recipes)
+    for recipe in crafting.recipes:
+        inputs = list(recipe.inputs)
+        held = Inventory({name: inputs.count(name) for name in inputs})
+        ids = iter(f"item-{i}" for i in range(100))
+        for _ in range(2):  # the second attempt is answered from the kept result
+            _, outcome = crafting.craft_into(held, recipe.action, inputs, recipe.technique,
+                                             new_item_id=ids.__next__)
+            made = CraftingResult.made(recipe)
+            assert outcome.success
+            assert dataclasses.replace(outcome, created_items=(), consumed_items=()) == made
+            assert len(outcome.created_items) == (
+                0 if recipe.output_stackable else recipe.output_quantity)
+
+
+@pytest.mark.parametrize("event", [
+    ev.AgentMovedEvent(1, AgentName("A"), Position(1, 2), Position(1, 3)),
+    ev.JourneyStartedEvent(2, AgentName("A"), Position(5, 5), 7),
+    ev.ResourceGatheredEvent(3, AgentName("A"), Position(0, 0), "wood", 1),
+    ev.ItemCraftedEvent(4, AgentName("A"), "work", ("wood",), "plank", 4),
+    ev.ConversationTurnEvent(5, "c-1", AgentName("A"), "hello"),
+])
+def test_written_out_event_constructors_set_every_field(event):
+    values = {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
+    assert type(event)(**values) == event
+    assert dataclasses.replace(event, tick=9).tick == 9
+    assert ev.event_from_dict(event.to_dict()) == event
