@@ -14,7 +14,7 @@
     writing.py  signs, place names, reading
     making.py   gathering, crafting, building
     walking.py  goals, the search spiral, ways round obstacles
-    mind.py     OfflineMind, the services.mind.Mind
+    mind.py     OfflineMind, the services.mind.Mind, and what it keeps per agent
 """
 
 from adapters.offline_mind.mind import OfflineMind

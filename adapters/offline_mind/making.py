@@ -72,15 +72,14 @@ working inventory (`inv`) and the view of the cells."""
 
     def _shelter_units(self) -> int:
         """Wall and door units carried, counting what splitting or breaking would give
-        (worked out once until an outcome changes what it carries)."""
+        (worked out once until an outcome changes what it carries: the answer and the
+        working out are one function, so a turn enters one frame for it, not two)."""
         units = self._units
-        if units < 0:
-            units = self._units = self._count_units()
-        return units
-
-    def _count_units(self) -> int:
+        if units >= 0:
+            return units
         inv = self.inv
         if not inv:
+            self._units = 0
             return 0
         get, able = inv.get, self._known_or_idea
         units = get("plank", 0) + get("cobblestone", 0) + get("clay_brick", 0)
@@ -91,6 +90,7 @@ working inventory (`inv`) and the view of the cells."""
             units += stone * (2 if able("work:stone:break") else 1)
         if clay and able("work:clay:shape"):
             units += clay
+        self._units = units
         return units
 
     def _known_or_idea(self, key: str) -> bool:
@@ -116,7 +116,9 @@ working inventory (`inv`) and the view of the cells."""
         costs = self.persona.costs
         for _ in range(2):
             if self.home is None:
-                conversion = self._conversion()
+                conversion = self._convert  # `_conversion`, written out
+                if conversion is UNASKED:
+                    conversion = self._convert = self._find_conversion()
                 if conversion is not None:
                     if ok((yield conversion)):
                         yield from self._tell_discovery()
@@ -219,7 +221,7 @@ working inventory (`inv`) and the view of the cells."""
         if self.haunt:
             if self._dist(self.anchor) > SETTLE_RADIUS:
                 return False
-        elif self.day < BUILD_ANYWHERE_DAY:
+        elif self._day < BUILD_ANYWHERE_DAY:
             return False
         return self.view.can_enter(self.x, self.y + 1) is True
 
@@ -233,7 +235,7 @@ working inventory (`inv`) and the view of the cells."""
 
     def _windbreak(self) -> WorkScript:
         """No wood for a door in sight by the second day: a single wall is a start."""
-        if self.done & BUILT or self.day < 2 or self._door_ready():
+        if self.done & BUILT or self._day < 2 or self._door_ready():
             return False
         costs, inv = self.persona.costs, self.inv
         if self.p.inside_structure or not any(

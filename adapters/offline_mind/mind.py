@@ -25,11 +25,32 @@ from adapters.offline_mind.memory import Memory
 from adapters.offline_mind.persona import Costs, Persona
 from adapters.offline_mind.state_text import StateText
 from adapters.offline_mind.turn import OfflineTurn
+from adapters.offline_mind.view import View
 from core.types import AgentName
 from services.mind import ToolSpec, TurnStart
 
 _BLANK = Memory()
 
+
+class _Agent:
+    """What the mind keeps per agent, in one place: a turn finds all of it with one look-up.
+
+    `memory` is what the agent remembers (its turn's `commit` sets it); `text` its canonical
+    JSON, kept between turns (state_text.py); `state` the `get_state` values, built once per
+    memory value; `view` the last View of its cells (see `view_of`).
+    """
+
+    __slots__ = ("persona", "memory", "commit", "text", "state", "view")
+
+    def __init__(self, persona: Persona, memory: Memory) -> None:
+        self.persona = persona
+        self.memory = memory
+        # A C-level setter, so committing a memory costs no Python frame (and makes no cycle:
+        # the partial holds the record, the record does not hold the turn).
+        self.commit: Callable[[Memory], None] = partial(setattr, self, "memory")
+        self.text = StateText()
+        self.state: tuple[Memory, dict[str, Any]] | None = None
+        self.view: View | None = None
 
 
 class OfflineMind:
@@ -50,10 +71,7 @@ class OfflineMind:
         self._personalities = {str(k): str(v) for k, v in personalities.items()}
         self._costs = costs or Costs()
         self._personas: dict[str, Persona] = {}
-        self._agents: dict[str, tuple[Persona, Callable[[Memory], None]]] = {}
-        self._memory: dict[str, Memory] = {}
-        self._states: dict[str, tuple[Memory, dict[str, Any]]] = {}
-        self._texts: dict[str, StateText] = {}
+        self._agents: dict[str, _Agent] = {}
         self._tools: Sequence[ToolSpec] | None = None
         self._allowed: frozenset[str] | None = None
 
@@ -65,21 +83,26 @@ class OfflineMind:
             self._personas[agent] = found
         return found
 
-    def begin(self, start: TurnStart) -> OfflineTurn:
-        """A turn; what it needs of the mind per agent (persona, where it commits its memory)
-        is made on the agent's first turn and kept, so a turn builds nothing here."""
-        agent = str(start.agent)
-        found = self._agents.get(agent)
+    def _agent(self, name: str) -> _Agent:
+        found = self._agents.get(name)
         if found is None:
-            found = self._agents[agent] = (
-                self.persona(agent), partial(self._memory.__setitem__, agent))
+            found = self._agents[name] = _Agent(self.persona(name), _BLANK)
+        return found
+
+    def begin(self, start: TurnStart) -> OfflineTurn:
+        """A turn; what it needs of the mind per agent (persona, memory, where it commits
+        its memory) is one record made on the agent's first turn and kept."""
+        found = self._agents.get(start.agent)
+        if found is None:
+            found = self._agent(str(start.agent))
         tools = start.tools
         allowed = self._allowed if tools is self._tools else self._allowed_for(tools)
-        return OfflineTurn(found[0], start, self._memory.get(agent, _BLANK), found[1], allowed)
+        return OfflineTurn(found.persona, start, found.memory, found.commit, allowed, found)
 
     def memory(self, agent: AgentName | str) -> Memory:
         """What the mind remembers about an agent, as a value (for tests and tracing)."""
-        return self._memory.get(str(agent), _BLANK)
+        found = self._agents.get(str(agent))
+        return _BLANK if found is None else found.memory
 
     def get_state(self, agent: AgentName | str) -> dict[str, Any]:
         """The agent's memory as JSON values: a fresh top-level dict each call.
@@ -88,28 +111,28 @@ class OfflineMind:
         the previous one (fields that did not change are not converted again); the nested
         lists are shared between calls, so treat them as read-only.
         """
-        return dict(self._state(str(agent)))
-
-    def _state(self, name: str) -> dict[str, Any]:
-        memory = self._memory.get(name, _BLANK)
-        cached = self._states.get(name)
+        found = self._agents.get(str(agent))
+        if found is None:
+            return _BLANK.to_state()
+        memory, cached = found.memory, found.state
         if cached is None or cached[0] is not memory:
-            cached = (memory, memory.to_state(cached))
-            self._states[name] = cached
-        return cached[1]
+            cached = found.state = (memory, memory.to_state(cached))
+        return dict(cached[1])
 
     def state_json(self, agent: AgentName | str) -> str:
         """`get_state` as canonical JSON (services/mind.py), kept per agent as a fragment a
         field (state_text.py): a turn that changed one field re-encodes that one; a turn
         that changed nothing hands back the same text."""
-        name = str(agent)
-        text = self._texts.get(name)
-        if text is None:
-            text = self._texts[name] = StateText()
-        return text.of(self._memory.get(name, _BLANK))
+        found = self._agents.get(agent)
+        if found is None:
+            found = self._agent(str(agent))
+        text = found.text
+        if found.memory is text.memory:
+            return text.text
+        return text.of(found.memory)
 
     def set_state(self, agent: AgentName | str, state: Mapping[str, Any]) -> None:
-        self._memory[str(agent)] = Memory.from_state(state)
+        self._agent(str(agent)).memory = Memory.from_state(state)
 
     def _allowed_for(self, tools: Sequence[ToolSpec]) -> frozenset[str] | None:
         """Tool names offered (None: no list given, so anything). The engine hands the same

@@ -86,8 +86,14 @@ class TurnRandom:
         return (z ^ (z >> 31)) % n
 
     def between(self, low: int, high: int) -> int:
-        """An int in [low, high], both ends included."""
-        return low + self.below(high - low + 1)
+        """An int in [low, high], both ends included (`below`, written out)."""
+        n = high - low + 1
+        if n <= 0:
+            raise ValueError(f"below() needs a positive bound, got {n}")
+        self._state = state = (self._state + _GOLDEN) & _MASK
+        z = ((state ^ (state >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+        return low + (z ^ (z >> 31)) % n
 
     def choice(self, options: Sequence[T]) -> T:
         if not options:

@@ -9,6 +9,11 @@ one field of twenty-three, or none. So the text is kept as one fragment per fiel
 values are not the very same objects as before (Memory's fields are immutable, so
 identity means unchanged), and the fragments are joined.
 
+Tried and dropped: splicing the changed fragments into the last text (one string
+read back instead of two dozen fragments), and keeping fragments by value across
+agents; both cost more than this, measured with the caches cleared between turns
+as the engine's work clears them.
+
 The text is exactly what `json.dumps(memory.to_state(), sort_keys=True,
 separators=(",", ":"), ensure_ascii=False)` gives (tuples encode as JSON arrays,
 as the lists of `to_state` do); the tests hold it to that.
@@ -40,18 +45,14 @@ def _value_encoder():
     except ImportError:  # pragma: no cover - CPython always has them
         c_make_encoder = None
     if c_make_encoder is None:  # pragma: no cover
-        return json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+        encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+        return encoder.encode, lambda value, _: [encoder.encode(value)]
     encoder = c_make_encoder(None, None, encode_basestring, None, ":", ",", True, False, True)
-
-    def encode(value: Any) -> str:
-        if isinstance(value, str):
-            return encode_basestring(value)
-        return "".join(encoder(value, 0))
-
-    return encode
+    return encode_basestring, encoder
 
 
-_encode = _value_encoder()
+_encode_str, _encode_many = _value_encoder()
+"""JSON for a string, and the chunks of JSON for anything else (joined by the caller)."""
 
 
 class StateText:
@@ -74,8 +75,14 @@ class StateText:
         for index in compress(_ALL, map(is_not, values, self.values)):
             value = values[index]
             default = DEFAULTS[index]
-            parts[_FIELD_SLOTS[index]] = "" if value is default or value == default else (
-                _PREFIXES[index] + ("null" if value is None else _encode(value)))
+            if value is default or value == default:
+                parts[_FIELD_SLOTS[index]] = ""
+            elif value is None:
+                parts[_FIELD_SLOTS[index]] = _PREFIXES[index] + "null"
+            elif isinstance(value, str):  # the value's encoder, written out: no frame a field
+                parts[_FIELD_SLOTS[index]] = _PREFIXES[index] + _encode_str(value)
+            else:
+                parts[_FIELD_SLOTS[index]] = _PREFIXES[index] + "".join(_encode_many(value, 0))
         self.memory, self.values = memory, values
         self.text = text = "{" + ",".join(filter(None, parts)) + "}"
         return text

@@ -7,7 +7,9 @@ answer comes on the invitee's own turn. Lines are short and come from words.py.
 from __future__ import annotations
 
 from adapters.offline_mind import words
-from adapters.offline_mind.basics import Script, WorkScript, ok
+from adapters.offline_mind.basics import Script, Spec, WorkScript, ok
+
+_new_tuple = tuple.__new__
 
 
 class Talking:
@@ -16,20 +18,22 @@ class Talking:
     __slots__ = ()
 
     def _answer(self, inviter: str) -> WorkScript:
-        chance = 0.15 if self.p.is_night else self.persona.accept_chance
+        chance = 0.15 if self.p.period == "night" else self.persona.accept_chance
         if self.p.in_conversation_with or not self.rng.chance(chance):
             yield "decline_invite", {}
             return False
         out = yield "accept_invite", {}
         return ok(out)
 
-    def _speak(self, other: str, *, first: bool) -> Script:
+    def _speech(self, other: str, *, first: bool) -> Spec:
+        """The one call of a turn in a conversation (a call, not a script: a quarter of all
+        turns are this, and the script yields it itself)."""
         topic = self._topic(other)
         if first:
             line = words.greeting(topic, self.rng)
         else:  # one line after another, never the same twice in a conversation
-            line = words.remark(topic, self.rng, self.lines + self.day + len(other))
-        yield "speak", {"message": line}
+            line = words.remark(topic, self.rng, self.lines + self._day + len(other))
+        return "speak", {"message": line}
 
     def _leave(self, other: str, *, night: bool) -> Script:
         topic = self._topic(other)
@@ -68,11 +72,13 @@ class Talking:
         visited = self.visited
         place = visited[-1] if visited else (self.p.landmarks[0].name if self.p.landmarks else "")
         recipes = self.recipes
-        return words.Topic(
-            me=self.persona.name, other=other, trait=self.persona.dominant, place=place,
-            made=recipes[-1][1] if recipes else "", heading=self.heading,
-            terrain=str(self.p.standing_on), has_home=self.home is not None,
-        )
+        persona = self.persona
+        # words.Topic(...) without the frame of its generated __new__: a quarter of all
+        # turns make one.
+        return _new_tuple(words.Topic, (
+            persona.name, other, persona.dominant, place, recipes[-1][1] if recipes else "",
+            self.heading, str(self.p.standing_on), self.home is not None,
+        ))
 
     def _paused(self, other: str) -> bool:
         for name, tick in self.met:

@@ -39,22 +39,28 @@ meet and talk in six of ten; all of it holds in five (seeds 1, 2, 3, 4, 10).
 Those who never talk woke too far from one another's landmarks.
 
 What a turn costs (bench world: 1,000 agents on 500x500, 12 daytime ticks, on a
-shared two-core machine, so figures vary by a fifth from run to run): 1.16 calls
+shared two-core machine, so figures vary by a fifth from run to run): 1.17 calls
 a turn; about 45% of agents are travelling on a journey after a tick (no turn at
-all; it was 8% before hops), so a tick runs about 590 turns, not 940; the mind's
-own CPU (begin, calls, finish, record) is about 90 µs a turn inside the engine,
-105 µs with the state text (`state_json`, which the engine used to encode
-itself), and 65-85 µs replayed alone with warm caches: about 2,200 bytecodes a
-turn (3,100 before the per-turn answers of making.py and view.py).
+all; it was 8% before hops), so a tick runs about 610 turns, not 940; the mind's
+own time (begin, calls, finish, record, state text) is 85-100 µs a turn inside the
+engine, but 35-50 µs for the same turn replayed hot. Most of a turn's cost inside
+the engine is the caches the engine's work between turns has emptied, not the
+mind's bytecodes (about 1,800 a turn, in about 30 functions): replayed with the
+caches cleared between turns it costs what it costs in the engine, and a turn whose
+code ran just before (on another copy of the mind) costs half. Fewer bytecodes
+and frames (this file's written-out helpers) cut the hot figure by a tenth or so
+and the engine's figure by less than its noise.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from adapters.offline_mind import crafts, words
 from adapters.offline_mind.basics import (
+    _DAYS,
     DELTA,
     SETTLE_RADIUS,
     SIDES,
@@ -86,7 +92,7 @@ from adapters.offline_mind.memory import (
     capped,
 )
 from adapters.offline_mind.persona import Persona
-from adapters.offline_mind.rng import TurnRandom
+from adapters.offline_mind.rng import _GOLDEN, _MASK, _MIX2, TurnRandom
 from adapters.offline_mind.talking import Talking
 from adapters.offline_mind.view import View
 from adapters.offline_mind.walking import SEARCH_LEGS, Walking
@@ -105,6 +111,16 @@ NIGHT_WALK_HOME = 8
 _NONE: frozenset = frozenset()
 """The empty set a turn starts with: `_refuse`, `_block` and `_spend` make their own."""
 
+_new = object.__new__
+_SET_ID = ToolCall.id.__set__  # type: ignore[attr-defined]
+_SET_NAME = ToolCall.name.__set__  # type: ignore[attr-defined]
+_SET_ARGUMENTS = ToolCall.arguments.__set__  # type: ignore[attr-defined]
+_SET_VALUES = Memory.values.__set__  # type: ignore[attr-defined]
+"""A ToolCall (every call of every turn) and a Memory (most turns) made field by field,
+through their slots: a frozen dataclass's own __init__ sets each field through
+object.__setattr__ in a Python frame of its own, twice the cost. (Both have slots and
+nothing to check for values the turn made itself; a test holds the two ways equal.)"""
+
 _REFUSED = ToolOutcome("", "", False, "not tried: the same call already failed this turn")
 
 _MEMORY_FIELDS = (
@@ -115,6 +131,8 @@ _MEMORY_FIELDS = (
 """Memory's fields in the order `__init__` unpacks them and `_end` packs them."""
 if _MEMORY_FIELDS != NAMES:  # pragma: no cover - a guard for whoever adds a field
     raise ImportError("OfflineTurn must unpack Memory fields in the order of memory.NAMES")
+_MEMORY_NOW = attrgetter(*_MEMORY_FIELDS)
+"""The turn's memory fields as one tuple in FIELDS order, gathered in C (`_end`)."""
 
 
 class OfflineTurn(Talking, Writing, Making, Walking):
@@ -130,7 +148,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         "persona", "traits", "p", "tick", "limit", "rng", "mem", "commit_to", "allowed",
         "x", "y", "inv", "count", "refused", "blocked", "spent", "last", "log", "focus",
         "reason", "ended", "_view", "fresh_discovery", "script", "_able", "_day",
-        "_units", "_wants", "_beside", "_convert",
+        "_units", "_wants", "_beside", "_convert", "keep",
         *_MEMORY_FIELDS,
     )
     """Slots, not a __dict__: a turn has some fifty attributes, more than CPython shares
@@ -139,6 +157,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
     def __init__(
         self, persona: Persona, start: TurnStart, memory: Memory,
         commit: Callable[[Memory], None], allowed: frozenset[str] | None = None,
+        keep: Any = None,
     ) -> None:
         p = start.perception
         self.persona = persona
@@ -146,7 +165,9 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         self.p = p
         self.tick = tick = start.tick
         self.limit = max(0, min(start.max_actions, TURN_CAP))
-        self.rng = TurnRandom.at(persona.rng_base, tick)
+        # TurnRandom.at(persona.rng_base, tick), without its frame (a test holds them equal).
+        self.rng = rng = _new(TurnRandom)
+        rng._state = (persona.rng_base + (tick + 1) * _MIX2 + _GOLDEN) & _MASK
         self.mem = memory
         (self.anchor, self.haunt, self.home, self.heading, self.target, self.visited,
          self.recipes, self.ideas, self.failed, self.read, self.wrote, self.named, self.met,
@@ -154,6 +175,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
          self.search, self.origin, self.marks, self.company) = memory.values
         self.commit_to = commit
         self.allowed = allowed
+        self.keep = keep  # the mind's record of this agent (mind._Agent): its last View
         position = p.position
         self.x = position.x
         self.y = position.y
@@ -173,7 +195,9 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         # Answers asked for several times a turn, worked out once; an outcome that may
         # change them (what it carries, where it stands, what it knows) forgets them.
         self._able: dict[str, bool] | None = None
-        self._day = 0
+        # The in-world day: nine turns in ten ask, so it is worked out here and read as
+        # `_day`, without a property's frame; a time text read before is one look-up.
+        self._day = _DAYS.get(p.time_text) or day_of(p)
         self._units = -1
         self._wants: tuple[str, ...] | None = None
         self._beside: Any = UNASKED
@@ -214,7 +238,10 @@ class OfflineTurn(Talking, Writing, Making, Walking):
                 send = _REFUSED
                 continue
             self.count = count = self.count + 1
-            call = self.last = ToolCall(f"{self.tick}.{count}", name, args)
+            call = self.last = _new(ToolCall)  # ToolCall(id, name, args): see _SET_ID
+            _SET_ID(call, f"{self.tick}.{count}")
+            _SET_NAME(call, name)
+            _SET_ARGUMENTS(call, args)
             self.log.append(name)
             return (call,)
         self._end("done")
@@ -248,27 +275,33 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         self.ended = True
         self.reason = reason
         self.script.close()
-        now = (self.anchor, self.haunt, self.home, self.heading, self.target, self.visited,
-               self.recipes, self.ideas, self.failed, self.read, self.wrote, self.named,
-               self.met, self.seen, self.lines, self.journal_day, self.diary, self.done,
-               self.walls, self.search, self.origin, self.marks, self.company)
+        now = _MEMORY_NOW(self)
         if now != self.mem.values:
-            self.mem = Memory.trusted(now)
+            self.mem = memory = _new(Memory)  # Memory.trusted(now), without its frame
+            _SET_VALUES(memory, now)
             self.commit_to(self.mem)
 
     # ------------------------------------------------------------------ memory
-
-    def _mark(self, bit: int) -> None:
-        self.done |= bit
 
     def _note(self, text: str) -> None:
         self.diary = capped(self.diary, text[:MAX_TEXT], MAX_DIARY)
 
     @property
     def view(self) -> View:
-        if self._view is None:
-            self._view = View(self.p)
-        return self._view
+        """The View of this turn's cells: the agent's last one again while the perception
+        hands the very same cells (a window that has not moved, nothing gathered in it),
+        seen from the same spot."""
+        view = self._view
+        if view is None:
+            p, keep = self.p, self.keep
+            view = None if keep is None else keep.view
+            if view is None or view.cells is not p.cells or view.radius != p.vision_radius or (
+                    view.centre != (p.position.x, p.position.y)):
+                view = View(p)
+                if keep is not None:
+                    keep.view = view
+            self._view = view
+        return view
 
     # ------------------------------------------------------------------ learning from outcomes
 
@@ -318,7 +351,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
                 self.inv[resource] = self.inv.get(resource, 0) + quantity
             if data.get("left") == 0:
                 self._spend(self._cell(str(args.get("direction", "down"))))
-            self._mark(GATHERED)
+            self.done |= GATHERED
         elif name in ("work", "combine", "apply"):
             self._learn_craft(name, args, data)
         elif name == "build_shelter":
@@ -329,11 +362,11 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             self.home = (self.x, self.y)
             if not self.haunt:
                 self.anchor = (self.x, self.y)
-            self._mark(BUILT)
+            self.done |= BUILT
             self._note("built a shelter")
         elif name == "place_wall":
             self.persona.costs.pay_wall(self.inv, data.get("material"))
-            self._mark(BUILT)
+            self.done |= BUILT
             self._note("raised a wall")
         elif name == "remove_wall":
             for entry in data.get("returned", ()):
@@ -343,12 +376,12 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             where = self._cell(str(args.get("direction", "down")))
             self.wrote = capped(self.wrote, where, MAX_SIGNS)
             self.read = capped(self.read, where, MAX_SIGNS)
-            self._mark(WROTE)
+            self.done |= WROTE
             self._note("wrote a sign")
         elif name == "name_place":
             named = (str(args.get("place_name"))[:MAX_TEXT], self.x, self.y)
             self.named = capped(self.named, named, MAX_NAMED)
-            self._mark(WROTE)
+            self.done |= WROTE
             self._note(f"named a place {named[0]}")
         elif name == "read_sign":
             where = self._cell(str(args.get("direction", "down")))
@@ -372,11 +405,11 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             self.lines = self.lines + 1
             if not self.done & TALKED:
                 self._note(f"talked with {', '.join(self.p.in_conversation_with) or 'someone'}")
-            self._mark(TALKED)
+            self.done |= TALKED
         elif name == "leave_conversation":
             self.lines = 0
         elif name == "append_file" and args.get("path") == "journal.md":
-            self.journal_day = self.day
+            self.journal_day = self._day
             self.diary = ()
         elif name == "sense_others":
             self._follow_sense(data.get("sensed"))
@@ -394,7 +427,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             return
         quantity = quantity if isinstance(quantity, int) else 1
         self.inv[output] = self.inv.get(output, 0) + quantity
-        self._mark(CRAFTED)
+        self.done |= CRAFTED
         known = self.recipes
         if all(k != key for k, _ in known):
             self.recipes = capped(known, (key, output), MAX_RECIPES)
@@ -476,9 +509,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
 
     @property
     def day(self) -> int:
-        """The in-world day (basics.day_of), read once a turn."""
-        if not self._day:
-            self._day = day_of(self.p)
+        """The in-world day (basics.day_of), worked out as the turn begins (`_day`)."""
         return self._day
 
     def _cell(self, direction: str) -> Pos:
@@ -499,33 +530,47 @@ class OfflineTurn(Talking, Writing, Making, Walking):
 
     def _script(self) -> Script:
         p = self.p
-        self._look_around()
+        night = p.period == "night"  # Perception.is_night, without the property's frame
+        # Looking around (here, not in a function of its own: every turn does it): where it
+        # started, who it saw, the landmarks in sight (which need not come after who it saw:
+        # neither reads what the other writes, and only the landmarks draw at random).
+        if self.origin is None:
+            self.origin = self.anchor = (self.x, self.y)
+        if p.landmarks:
+            self._look_at_landmarks(night)
+        if p.agents:
+            nearest = p.agents[0]
+            for seen in p.agents:
+                if seen.distance < nearest.distance:
+                    nearest = seen
+            self.seen = (str(nearest.name)[:MAX_TEXT], nearest.position.x, nearest.position.y,
+                         self.tick)
         if p.pending_invitation_from is not None:
             self.focus = "invitation"
             inviter = str(p.pending_invitation_from)
             if (yield from self._answer(inviter)):
-                if p.is_night:
+                if night:
                     yield from self._leave(inviter, night=True)
                 else:
-                    yield from self._speak(inviter, first=True)
+                    yield self._speech(inviter, first=True)
                     return
         elif p.in_conversation_with:
             self.focus = "conversation"
             other = str(p.in_conversation_with[0])
-            if p.is_night or self.lines >= self.persona.talk_lines:
-                yield from self._leave(other, night=p.is_night)
+            if night or self.lines >= self.persona.talk_lines:
+                yield from self._leave(other, night=night)
             else:
-                yield from self._speak(other, first=self.lines == 0)
+                yield self._speech(other, first=self.lines == 0)
                 return
         elif self.lines:
             self.lines = 0  # the conversation ended without us
         if p.on_journey:
             # Hands and feet are busy; eyes and voice are not.
             self.focus = "travelling"
-            if not p.is_night and p.agents and not p.in_conversation_with:
+            if not night and p.agents and not p.in_conversation_with:
                 yield from self._socialise()
             return
-        if p.is_night:
+        if night:
             self.focus = "night"
             yield from self._night()
             return
@@ -534,21 +579,11 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             return
         yield from self._daytime()
 
-    def _look_around(self) -> None:
-        """Remember where it started, who it saw, and a landmark worth walking to."""
+    def _look_at_landmarks(self, night: bool) -> None:
+        """Note the landmarks on the horizon, and perhaps pick one worth walking to."""
         p = self.p
-        if self.origin is None:
-            self.origin = self.anchor = (self.x, self.y)
-        if p.landmarks:
-            self._remember_landmarks()
-        if p.agents:
-            nearest = p.agents[0]
-            for seen in p.agents:
-                if seen.distance < nearest.distance:
-                    nearest = seen
-            self.seen = (str(nearest.name)[:MAX_TEXT], nearest.position.x, nearest.position.y,
-                         self.tick)
-        if self.target is None and p.landmarks and not p.is_night:
+        self._remember_landmarks()
+        if self.target is None and not night:
             # A trip to a landmark on the horizon it has not been to; explorers go more often.
             if self.rng.chance(0.1 + 0.4 * self.traits.explorer):
                 visited = self.visited
@@ -601,7 +636,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             # Home is near: go there (a journey; it sleeps when it gets there).
             if (yield from self._move(home, arrive=0)):
                 return
-        day = self.day
+        day = self._day
         if (self._has_files() and self.journal_day < day
                 and self.rng.chance(self.persona.journal_chance)):
             text = words.journal_entry(self.persona.name, day, self.diary,
@@ -632,7 +667,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             return
         has_home = self.home is not None
         make = (0.35 + 0.65 * traits.maker) * (0.4 if has_home else 1.0)
-        if not has_home and self.day >= 2:
+        if not has_home and self._day >= 2:
             make *= 2  # days go by without a roof: time to see to one
         elif not self.haunt and (has_home or self._shelter_units() >= SHELTER_UNITS):
             make *= 0.4  # enough in hand; finding its place matters more now

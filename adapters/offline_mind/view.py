@@ -36,7 +36,15 @@ class View:
         self.centre = (perception.position.x, perception.position.y)
         self.radius = perception.vision_radius
         self._index: dict[Pos, SeenCell] | None = None
-        if cells:
+        side = 2 * self.radius + 1
+        if cells and len(cells) == side * side:
+            # The whole square in sight (not cut by the world's edge): where it starts is
+            # arithmetic, with no cell read for it (cells lie all over the heap, and by an
+            # agent's turn the engine's work has pushed them out of the caches). Every
+            # look-up by position checks the cell it finds, as below.
+            self.x0, self.y0 = self.centre[0] - self.radius, self.centre[1] - self.radius
+            self.width = self.height = side
+        elif cells:
             first, last = cells[0].position, cells[-1].position
             self.x0, self.y0 = first.x, first.y
             self.width = last.x - first.x + 1
@@ -166,6 +174,10 @@ class View:
         """
         width, height, x0, y0 = self.width, self.height, self.x0, self.y0
         ox, oy = origin[0] - x0, origin[1] - y0
+        if self._index is None and self.cells:  # the search below trusts the layout: check it
+            first, last = self.cells[0].position, self.cells[-1].position
+            if (first.x, first.y, last.x, last.y) != (x0, y0, x0 + width - 1, y0 + height - 1):
+                self._build_index()
         if self._index is not None or not (0 <= ox < width and 0 <= oy < height):
             return []  # cells listed out of order, or it has walked out of this view
         passable = self._passable

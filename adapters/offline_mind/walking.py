@@ -29,6 +29,8 @@ moving when moving was the point.
 
 from __future__ import annotations
 
+from typing import Any
+
 from adapters.offline_mind.basics import (
     BACK,
     DELTA,
@@ -36,11 +38,12 @@ from adapters.offline_mind.basics import (
     SETTLE_RADIUS,
     SIDES,
     Pos,
+    Spec,
     WorkScript,
-    ok,
     toward,
 )
 from adapters.offline_mind.making import SHELTER_UNITS
+from services.mind import ToolOutcome
 
 WALK_MOST = 5
 """Steps one walk may take (the world's MAX_WALK_STEPS)."""
@@ -84,6 +87,11 @@ SEARCH_LEGS = 16
 
 SEEN_FRESH = 30
 """Ticks a sighting stays worth following."""
+
+
+def _walk_call(direction: str, steps: int) -> Spec:
+    return "walk", ({"direction": direction} if steps <= 1 else
+                    {"direction": direction, "steps": min(steps, WALK_MOST)})
 
 
 class Walking:
@@ -162,45 +170,56 @@ memory and the view of the cells."""
                 return False
             one_walk = (goal[0] == self.x or goal[1] == self.y) and far <= WALK_MOST + arrive
             if far >= JOURNEY_FROM and not one_walk and (not hurry or far <= WALK_MOST + 2):
-                if far <= HOP_MOST:
-                    if (yield from self._journey(goal, place)):
+                args = (self._journey_args(goal, place) if far <= HOP_MOST
+                        else self._journey_args(self._waypoint(goal, far)))
+                if args is not None:
+                    out = yield "journey", args
+                    if out is not None and out.success:
                         return True
-                elif (yield from self._journey(self._waypoint(goal, far))):
-                    return True
             leg = self._leg_toward(goal[0], goal[1], arrive)
             if leg is not None:
-                return (yield from self._walk(*leg))
+                return self._walked((yield _walk_call(*leg)))
             # Nothing in view leads nearer: the world knows the way round, if it is not far.
-            if (far < JOURNEY_FROM or HOP_MOST < far <= JOURNEY_ROUND) and (
-                    yield from self._journey(goal, place)):
-                return True
+            if far < JOURNEY_FROM or HOP_MOST < far <= JOURNEY_ROUND:
+                args = self._journey_args(goal, place)
+                if args is not None:
+                    out = yield "journey", args
+                    if out is not None and out.success:
+                        return True
         rng = self.rng
         if not self.haunt and goal is None:  # looking for its place: the spiral
             heading, left = self._search_leg()
             self.heading = heading
             hop = min(left, rng.between(HOP_LEAST, HOP_MOST))
-            if hop >= HOP_LEAST and rng.chance(SEARCH_HOP) and (
-                    yield from self._hop(heading, hop)):
-                self.search = (self.search[0], self.search[1] + hop)
-                return True
+            if hop >= HOP_LEAST and rng.chance(SEARCH_HOP):
+                args = self._hop_args(heading, hop)
+                if args is not None:
+                    out = yield "journey", args
+                    if out is not None and out.success:
+                        self.search = (self.search[0], self.search[1] + hop)
+                        return True
             direction = self._step_ahead(keep=True)
             if direction is None:
                 return False
             x, y = self.x, self.y
-            moved = yield from self._walk(direction, min(SEARCH_WALK, left))
+            moved = self._walked((yield _walk_call(direction, min(SEARCH_WALK, left))))
             self.search = (self.search[0], self.search[1] + abs(self.x - x) + abs(self.y - y))
             return moved
         if goal is None:
             if rng.chance(0.12):
                 # Wandering near its place: now and then a new direction.
                 self.heading = SIDES[self.heading or DIRS[rng.below(4)]][rng.below(2)]
-            if rng.chance(WANDER_HOP) and (yield from self._hop(
-                    self.heading or DIRS[rng.below(4)], rng.between(HOP_LEAST, HOP_MOST - 2))):
-                return True
+            if rng.chance(WANDER_HOP):
+                args = self._hop_args(
+                    self.heading or DIRS[rng.below(4)], rng.between(HOP_LEAST, HOP_MOST - 2))
+                if args is not None:
+                    out = yield "journey", args
+                    if out is not None and out.success:
+                        return True
         direction = self._step_ahead()
         if direction is None:
             return False
-        return (yield from self._walk(direction, rng.between(min(2, most), most)))
+        return self._walked((yield _walk_call(direction, rng.between(min(2, most), most))))
 
     def _waypoint(self, goal: Pos, far: int) -> Pos:
         """The cell HOP_MOST steps along the straight line to a far `goal` (each axis in
@@ -209,33 +228,45 @@ memory and the view of the cells."""
         sx = round(dx * HOP_MOST / far)
         return (self.x + sx, self.y + (HOP_MOST - abs(sx)) * (1 if dy > 0 else -1))
 
-    def _hop(self, direction: str, steps: int) -> WorkScript:
-        """A journey `steps` cells straight on in `direction`, where the way is open."""
+    # A walk or a journey is one call, so `_move` yields it itself: what to ask for and
+    # what its outcome means are plain functions, not scripts of their own (a generator
+    # nested in `_move` cost a frame made and resumed on every moving turn).
+
+    def _hop_args(self, direction: str, steps: int) -> dict[str, Any] | None:
+        """A journey `steps` cells straight on in `direction`, where the way is open (None:
+        not worth asking for)."""
         if not self._open(direction):
-            return False
+            return None
         dx, dy = DELTA[direction]
-        return (yield from self._journey((self.x + dx * steps, self.y + dy * steps)))
+        return self._journey_args((self.x + dx * steps, self.y + dy * steps))
 
-    def _walk(self, direction: str, steps: int) -> WorkScript:
-        out = yield "walk", ({"direction": direction} if steps <= 1 else
-                             {"direction": direction, "steps": min(steps, WALK_MOST)})
-        if out is not None and out.success:
-            self._arrivals()
-            return True
-        return False
+    def _walked(self, out: ToolOutcome | None) -> bool:
+        """After a walk: True if it went; then a landmark target that is not where it was,
+        or a chase that found nobody, is given up. (Reaching a landmark is seen to on the
+        next turn, by `_here`.)"""
+        if out is None or not out.success:
+            return False
+        target = self.target
+        if target is not None and abs(target[1] - self.x) + abs(target[2] - self.y) <= 1:
+            if all(mark.name != target[0] for mark in self.p.landmarks):
+                self._give_up_target()
+        seen = self.seen
+        if seen is not None and abs(seen[1] - self.x) + abs(seen[2] - self.y) <= 2:
+            self.seen = None
+        return True
 
-    def _journey(self, goal: Pos, place: str = "") -> WorkScript:
-        """Set out for `goal` (by name, for a landmark), unless that already failed this turn
-        or the goal is a cell in view that cannot be stood on."""
-        if self._company() and not self.p.is_night:
-            return False  # see `_company`
+    def _journey_args(self, goal: Pos, place: str = "") -> dict[str, Any] | None:
+        """The arguments that set out for `goal` (by name, for a landmark); None if that
+        already failed this turn or the goal is a cell in view that cannot be stood on."""
+        if self._company() and self.p.period != "night":
+            return None  # see `_company`
         args = {"place_name": place} if place else {"destination": [goal[0], goal[1]]}
         if not place and (goal[0] < 0 or goal[1] < 0
                           or self.view.can_enter(goal[0], goal[1]) is False):
-            return False  # past the world's edge, or ground it can see cannot be stood on
+            return None  # past the world's edge, or ground it can see cannot be stood on
         if self._refused("journey", args):
-            return False
-        return ok((yield "journey", args))
+            return None
+        return args
 
     def _company(self) -> bool:
         """Someone awake in view: then it walks rather than journeys.
@@ -248,17 +279,6 @@ memory and the view of the cells."""
             if not seen.is_sleeping:
                 return True
         return False
-
-    def _arrivals(self) -> None:
-        """After a walk: a landmark target that is not where it was, or a chase that found
-        nobody. (Reaching a landmark is seen to on the next turn, by `_here`.)"""
-        target = self.target
-        if target is not None and abs(target[1] - self.x) + abs(target[2] - self.y) <= 1:
-            if all(mark.name != target[0] for mark in self.p.landmarks):
-                self._give_up_target()
-        seen = self.seen
-        if seen is not None and abs(seen[1] - self.x) + abs(seen[2] - self.y) <= 2:
-            self.seen = None
 
     def _open(self, direction: str) -> bool:
         if (self.x, self.y, direction) in self.blocked:

@@ -10,14 +10,17 @@ that has nothing long to say would only be noise.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from adapters.offline_mind.rng import TurnRandom
 
 
-@dataclass(frozen=True, slots=True)
-class Topic:
-    """What the agent could talk about right now."""
+class Topic(NamedTuple):
+    """What the agent could talk about right now.
+
+    A NamedTuple, not a frozen dataclass: one is made on every turn that speaks (a
+    quarter of all turns), and a frozen dataclass of eight fields costs five times as
+    much to make."""
 
     me: str
     other: str
@@ -91,15 +94,28 @@ def remark(topic: Topic, rng: TurnRandom, index: int | None = None) -> str:
     `index` picks the line (modulo how many fit the topic), so a conversation can
     walk through different lines turn by turn; None picks at random.
     """
-    options: list[str] = list(_LINES.get(topic.trait, _LINES["social"]))
-    if topic.has_home:
-        options.extend(_HOME_LINES)
-    if not topic.place:
-        options = [o for o in options if "{place}" not in o] or options
-    if not topic.made:
-        options = [o for o in options if "{made}" not in o] or options
+    key = (topic.trait, bool(topic.has_home), bool(topic.place), bool(topic.made))
+    options = _REMARKS.get(key)
+    if options is None:
+        options = _REMARKS[key] = _remarks(*key)
     line = rng.choice(options) if index is None else options[index % len(options)]
     return _fill(line, topic)
+
+
+def _remarks(trait: str, has_home: bool, place: bool, made: bool) -> tuple[str, ...]:
+    """The lines `remark` picks from, for a topic of this shape."""
+    options: list[str] = list(_LINES.get(trait, _LINES["social"]))
+    if has_home:
+        options.extend(_HOME_LINES)
+    if not place:
+        options = [o for o in options if "{place}" not in o] or options
+    if not made:
+        options = [o for o in options if "{made}" not in o] or options
+    return tuple(options)
+
+
+_REMARKS: dict[tuple[str, bool, bool, bool], tuple[str, ...]] = {}
+"""`_remarks` by topic shape, made once each (a few dozen shapes at most)."""
 
 
 def farewell(topic: Topic, rng: TurnRandom) -> str:

@@ -83,7 +83,7 @@ class Writing:
         dx, dy = pos[0] - self.x, pos[1] - self.y
         direction = toward(dx, dy)[0] if dx or dy else "down"
         note = words.surroundings_note(self.view.terrain_counts())
-        text = words.landmark_sign(self.persona.name, mark.name, self.day, note,
+        text = words.landmark_sign(self.persona.name, mark.name, self._day, note,
                                    self.rng, haunt=mark.name == self.haunt)
         return ok((yield "write_sign", {"text": text, "direction": direction}))
 
