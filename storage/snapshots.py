@@ -36,10 +36,13 @@ class SnapshotManager:
 
         Refused inside the calling task's own unit of work: the snapshot would miss
         what that unit has not committed yet, which is never what the caller means.
+        One snapshot at a time: copies a killed run left half-written are removed.
         """
         if db.in_transaction:
             raise StorageError("cannot take a snapshot inside an open unit of work")
         self.directory.mkdir(parents=True, exist_ok=True)
+        for stale in self.directory.glob("*.db.partial"):  # left by a killed run
+            stale.unlink(missing_ok=True)
         final = self.directory / f"snapshot_{int(tick)}.db"
         source = sqlite3.connect(db.path, isolation_level=None, check_same_thread=False)
         try:

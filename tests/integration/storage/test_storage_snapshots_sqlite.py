@@ -239,3 +239,14 @@ async def test_a_snapshot_holds_the_moment_it_was_started_while_writing_goes_on(
         finally:
             conn.close()
         assert not list(path.parent.glob("*.partial"))
+
+
+async def test_a_half_written_copy_left_by_a_killed_run_is_cleared(tmp_path: Path) -> None:
+    async with Storage(tmp_path / "data") as storage:
+        await storage.world.save_world_state(WorldState(4, 4, 1, tick=5))
+        storage.snapshots.directory.mkdir(parents=True)
+        stale = storage.snapshots.directory / "snapshot_3.db.partial"
+        stale.write_bytes(b"half a copy")
+        path = await storage.snapshots.create(storage.db, 5)
+    assert not stale.exists() and path.exists()
+    assert [t for t, _ in storage.snapshots.list()] == [5]
