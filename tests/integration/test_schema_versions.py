@@ -156,3 +156,30 @@ async def test_read_only_open_of_an_older_file_asks_for_migration(tmp_path: Path
             pass
     assert "migrate" in str(err.value)
     assert digest(db) == before
+
+
+async def test_a_v5_file_loses_the_per_step_indexes_and_keeps_its_rows(tmp_path: Path) -> None:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    db = tmp_path / "world.db"
+    conn = sqlite3.connect(db)
+    for migration in MIGRATIONS[:5]:
+        for statement in migration.statements:
+            conn.execute(statement)
+    conn.execute("INSERT INTO world_state (id, width, height, seed, tick, weather, created_at) "
+                 "VALUES (1, 40, 30, 7, 12, 'clear', 'then')")
+    conn.execute("INSERT INTO agents (name, model_id, personality, x, y) "
+                 "VALUES ('Ember', 'm', 'p', 3, 4)")
+    conn.execute("INSERT INTO events (tick, agent, kind, data) VALUES (11, 'Ember', 'x', '{}')")
+    conn.execute("PRAGMA user_version = 5")
+    conn.commit()
+    indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    conn.close()
+    assert {"idx_events_agent", "idx_agents_pos"} <= indexes
+    async with Storage(tmp_path) as storage:
+        assert storage.db.migrated_from == 5
+        rows = await storage.db.fetchall("SELECT name FROM sqlite_master WHERE type = 'index'")
+        left = {r[0] for r in rows}
+        assert "idx_events_agent" not in left and "idx_agents_pos" not in left
+        assert "idx_events_tick" in left
+        assert [a.name for a in await storage.agents.get_agents_in(0, 0, 10, 10)] == ["Ember"]
+        assert await storage.engine.next_event_seq() == 2
