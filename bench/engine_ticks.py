@@ -6,8 +6,10 @@ A world is generated and written to a temporary folder with N agents scattered
 over open ground (N = 100 and 1,000 on 500x500, 10,000 on 2000x2000), then the
 real engine runs daytime ticks: perception, the offline mind, actions, narration
 and the group commit to SQLite, exactly as `hearth --run` does. Night ticks
-(everyone asleep) would flatter the figures, so the world starts at 08:00 and only
-the 13 daytime ticks that follow are timed (after one warm-up tick).
+(everyone asleep) would flatter the figures, so the world starts at 08:00 and of the
+13 daytime ticks that follow, the first warms up and the other 12 are timed. Each tick's
+CPU time (all threads of the process) is shown beside its wall time: on a shared
+machine the two part when the process waits for the disk or for a processor.
 
 Targets (issue 5): 1,000 agents >= 10,000 agent-turns/s and a tick <= 0.1 s;
 10,000 agents a tick <= 1.5 s; cost linear in agents.
@@ -66,12 +68,13 @@ async def _measure(config: HearthConfig, agents: int, side: int) -> dict[str, fl
             engine = HearthEngine(storage, config, mind=mind)
             await engine.initialize()
             await engine.tick_once()  # warm-up: first sight of everyone, caches
-            times, turns, actions, travelled = [], 0, 0, 0
+            times, cpu, turns, actions, travelled = [], [], 0, 0, 0
             phases: dict[str, list[float]] = {}
             for _ in range(DAY_TICKS - 1):
-                started = time.perf_counter()
+                started, used = time.perf_counter(), time.process_time()
                 ctx = await engine.tick_once()
                 times.append(time.perf_counter() - started)
+                cpu.append(time.process_time() - used)
                 turns += len(ctx.turn_results)
                 actions += ctx.action_count
                 travelled += len(ctx.moved)
@@ -79,6 +82,7 @@ async def _measure(config: HearthConfig, agents: int, side: int) -> dict[str, fl
                     phases.setdefault(name, []).append(ms)
     return {
         "median_tick_s": statistics.median(times),
+        "median_cpu_s": statistics.median(cpu),
         "max_tick_s": max(times),
         "turns_per_s": turns / sum(times),
         "agent_ticks_per_s": agents * len(times) / sum(times),
@@ -100,7 +104,7 @@ def run() -> list[Figure]:
         tick_target = {1_000: 0.1, 10_000: 1.5}.get(agents)
         figures.append(Figure(
             f"{label}: median daytime tick", f"{r['median_tick_s'] * 1000:.1f} ms "
-            f"(max {r['max_tick_s'] * 1000:.1f})",
+            f"(max {r['max_tick_s'] * 1000:.1f}; CPU {r['median_cpu_s'] * 1000:.1f}, all threads)",
             f"<= {tick_target * 1000:.0f} ms" if tick_target else "",
             r["median_tick_s"] <= tick_target if tick_target else None,
         ))
