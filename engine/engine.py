@@ -84,6 +84,8 @@ class HearthEngine:
         self.default_mind = mind
         self.minds = dict(minds or {})
         self.narrator: Narrator = narrator or TemplateNarrator()
+        self._narrate_now = getattr(self.narrator, "narrate_now", None)
+        """The narrator's synchronous form, if it has one: one coroutine less a call."""
         self.homes = AgentHomes(agents_dir) if agents_dir is not None else None
         self.tools = tool_specs() + FILE_TOOL_SPECS
         self.stop_requested = False
@@ -277,11 +279,12 @@ class HearthEngine:
         world = self.sim.world
         agent = self.sim.agents.get_agent(name)
         position = agent.position if agent is not None else None
-        when = world.time_of_day(tick)
         ctx = NarrationContext(
-            name, tick, position, when.period, world.weather, call.name,
-            indoors=position is not None and world.structure_at(position) is not None,
+            name, tick, position, world.time_of_day(tick).period, world.weather, call.name,
+            position is not None and world.structure_at(position) is not None,  # indoors
         )
+        if self._narrate_now is not None:  # a narrator that needs no waiting
+            return self._narrate_now(result, ctx)
         return await self.narrator.narrate(result, ctx)
 
     async def _record_metrics(self, ctx: TickContext, started: float) -> None:

@@ -83,7 +83,11 @@ class NarrationContext:
 
 
 class Narrator(Protocol):
-    """Tells an agent what its action did. Async, so a model can do the telling."""
+    """Tells an agent what its action did. Async, so a model can do the telling.
+
+    A narrator that never waits may also offer `narrate_now(result, ctx) -> str`, the
+    same answer synchronously; the engine then calls that on its hot path.
+    """
 
     async def narrate(self, result: ActionResult, ctx: NarrationContext) -> str: ...
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import sqlite3
@@ -262,3 +263,22 @@ async def test_snapshots_are_written_in_the_background_and_hold_their_tick(
         tick = int(path.stem.split("_")[1])
         assert _rows(path, "SELECT tick FROM world_state") == [(tick,)]
         assert _rows(path, "SELECT MAX(tick) FROM turns") == [(tick - 1,)]
+
+
+async def test_a_narrator_that_must_be_awaited_is_awaited(scripted, make_engine) -> None:
+    class SlowNarrator:
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        async def narrate(self, result, ctx) -> str:
+            await asyncio.sleep(0)
+            self.asked.append(ctx.action)
+            return f"told: {ctx.action} {'ok' if result.success else 'no'}"
+
+    narrator = SlowNarrator()
+    mind = scripted(lambda s: [("walk", {"direction": "east"})])
+    async with make_engine(mind, narrator=narrator) as engine:
+        ctx = await engine.tick_once()
+    assert narrator.asked and set(narrator.asked) == {"walk"}
+    for result in ctx.turn_results.values():
+        assert [a.narration for a in result.actions] in (["told: walk ok"], ["told: walk no"])
