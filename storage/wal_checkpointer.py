@@ -73,11 +73,16 @@ class WalCheckpointer:
             conn.close()
 
     def _checkpoint(self, conn: sqlite3.Connection) -> None:
+        """One passive checkpoint. A failure is logged when it starts (or changes) and
+        when it clears, not every second while it lasts."""
         try:
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         except sqlite3.Error as exc:  # e.g. the disk is full: the writer's net still holds
+            if str(exc) != self.failure:
+                log.warning("background WAL checkpoints are failing: %s", exc)
             self.failure = str(exc)
-            log.warning("a background WAL checkpoint failed: %s", exc)
             return
+        if self.failure is not None:
+            log.warning("background WAL checkpoints work again")
         self.failure = None
         self.checkpoints += 1

@@ -90,3 +90,25 @@ def test_a_checkpointer_that_cannot_open_its_file_says_why_and_stops(tmp_path: P
 def test_the_interval_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="positive"):
         WalCheckpointer(tmp_path / "world.db", every_s=0)
+
+
+def test_a_lasting_failure_is_logged_once_and_its_end_once(tmp_path: Path, caplog) -> None:
+    class Flaky:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def execute(self, sql: str):
+            self.calls += 1
+            if self.calls <= 3:
+                raise sqlite3.OperationalError("database or disk is full")
+            return sqlite3.connect(":memory:").execute("SELECT 0, 0, 0")
+
+    ckpt = WalCheckpointer(tmp_path / "world.db")
+    conn = Flaky()
+    with caplog.at_level("WARNING", logger="hearth.storage"):
+        for _ in range(5):
+            ckpt._checkpoint(conn)  # type: ignore[arg-type]
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages == ["background WAL checkpoints are failing: database or disk is full",
+                        "background WAL checkpoints work again"]
+    assert ckpt.failure is None and ckpt.checkpoints == 2
