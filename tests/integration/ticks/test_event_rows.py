@@ -64,3 +64,11 @@ def test_a_turn_record_with_odd_values_falls_back_to_the_general_encoding() -> N
            ActionRecord(7, {"a": 1}, True, "text")]  # a tool name that is not text
     for action in odd:
         assert turn_record_json([action], {}, None) == _general_record([action], {}, None)
+
+
+def test_a_record_that_json_cannot_hold_is_replaced_by_a_note_not_an_error() -> None:
+    walk = ActionRecord("walk", {"direction": "east"}, True, "You walk east.")
+    text = turn_record_json([walk], {"seen": {1, 2}}, None)  # a set: not JSON
+    record = json.loads(text)
+    assert record["actions"] == [] and record["mind"] == {}
+    assert record["error"].startswith("record not kept:")
