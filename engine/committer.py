@@ -24,7 +24,7 @@ from core.agent import Inventory
 from core.events import AgentMovedEvent, DomainEvent
 from services.changes import ChangeSet
 from services.persistence import Capture, capture, write_capture
-from services.turn_loop import ActionRecord, TurnLog
+from services.turn_loop import ActionRecord
 from storage.repositories.engine import EventRow, MindRow, TurnRow
 
 if TYPE_CHECKING:
@@ -35,27 +35,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class TurnWrite:
-    """One finished turn, frozen as it ended, waiting for the group commit.
-
-    The turn's values are captured at once (later turns may change them), but its
-    events and its record are immutable, so their JSON is made by the commit, for
-    all queued turns in one loop: the same work costs a fraction of what it costs
-    between two turns, when the rest of a turn has pushed it out of the caches.
-    """
-
     capture: Capture
-    log: TurnLog
-    tick: int
-    agent: str
-    kind: str
-    """The mind's kind."""
+    events: tuple[EventRow, ...]
+    turn: TurnRow
     mind: MindRow | None
     """None when the mind's state is what its row already holds."""
-
-    def turn_row(self) -> TurnRow:
-        log = self.log
-        return TurnRow(self.tick, self.agent, self.kind, len(log.actions), log.ended,
-                       turn_record_json(log.actions, log.record, log.error))
 
 
 CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
@@ -250,17 +234,15 @@ class TurnCommitter:
             rows.extend(opening[1])
             if finish_tick is None:
                 progress = (opening[0], opening[2])
-        turns: list[TurnRow] = []
         for write in queued:
             cap.merge(write.capture)
-            rows.extend(event_rows(write.log.events))
-            turns.append(write.turn_row())
+            rows.extend(write.events)
         if finish_tick is not None:
             self.sim.world.set_tick(finish_tick + 1)
         cap.merge(self._world_capture())
         rows.extend(event_rows(events))
         await self._write(
-            cap, rows, turns=turns,
+            cap, rows, turns=[w.turn for w in queued],
             minds=[w.mind for w in queued if w.mind is not None],
             progress=progress, finish=finish_tick is not None,
         )

@@ -32,6 +32,8 @@ from engine.committer import (
     TurnCommitter,
     TurnWrite,
     canonical_json,
+    event_rows,
+    turn_record_json,
 )
 from engine.context import TickContext, TurnResult
 from engine.garbage import TickCollector
@@ -59,7 +61,7 @@ from storage import Storage
 from storage.database import utc_stamp
 from storage.event_log import EventMirror
 from storage.homes import AgentHomes
-from storage.repositories.engine import MindRow, TickMetrics
+from storage.repositories.engine import MindRow, TickMetrics, TurnRow
 
 logger = logging.getLogger("hearth.engine")
 
@@ -231,7 +233,9 @@ class HearthEngine:
         unchanged = self._states.get(name) == remembered
         self._states[name] = remembered
         self.committer.add(TurnWrite(
-            cap, log, tick, name, mind.kind,
+            cap, event_rows(log.events),
+            TurnRow(tick, name, mind.kind, len(log.actions), log.ended,
+                    turn_record_json(log.actions, log.record, log.error)),
             None if unchanged else MindRow(name, mind.kind, state_text, tick),
         ))
         return TurnResult(
