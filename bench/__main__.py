@@ -27,6 +27,7 @@ BENCHES: dict[str, str] = {
     "engine": "bench.engine_ticks",
     "parallel": "bench.parallel_turns",
     "perception": "bench.perception",
+    "life": "bench.life",
 }
 
 
