@@ -221,7 +221,10 @@ working inventory (`inv`) and the view of the cells."""
         if self.haunt:
             if self._dist(self.anchor) > SETTLE_RADIUS:
                 return False
-        elif self._day < BUILD_ANYWHERE_DAY:
+        elif self._day < BUILD_ANYWHERE_DAY or (
+                self.origin is not None and self._dist(self.origin) > self.persona.home_range):
+            # No landmark found: home is near where it woke, not wherever day three finds it,
+            # so those who woke near one another stay near one another.
             return False
         return self.view.can_enter(self.x, self.y + 1) is True
 
@@ -234,8 +237,9 @@ working inventory (`inv`) and the view of the cells."""
             yield "name_place", {"place_name": words.home_name(self.persona.name, rng)}
 
     def _windbreak(self) -> WorkScript:
-        """No wood for a door in sight by the second day: a single wall is a start."""
-        if self.done & BUILT or self._day < 2 or self._door_ready():
+        """Nothing built by the second day and not a shelter's worth in hand: a single wall
+        of what it has is a start (a windbreak), rather than days of carrying it about."""
+        if self.done & BUILT or self._day < 2 or self._shelter_units() >= SHELTER_UNITS:
             return False
         costs, inv = self.persona.costs, self.inv
         if self.p.inside_structure or not any(

@@ -33,10 +33,12 @@ How agents find each other (the world is 500x500 and they see 3 cells):
 - Social agents follow whoever they last saw, and the authors of the signs
   they read; once they have met someone, `sense_others` turns them that way.
 
-Measured on generated default worlds (three agents, 200 ticks, seeds 1-10):
-every agent gathers, crafts, builds and writes in nine worlds of ten; two of them
-meet and talk in six of ten; all of it holds in five (seeds 1, 2, 3, 4, 10).
-Those who never talk woke too far from one another's landmarks.
+Measured on generated default worlds (three agents, 200 ticks, seeds 11-40): every
+agent gathers, crafts, builds and writes in 25 worlds of 30 (a wall of what it has counts,
+from the second day); two of them meet and talk in 18 of 30; all of it holds in 15 (and in
+seeds 1, 2, 4 and 7). Landmarks stand 80-150 cells from where agents wake, so in most
+worlds they find none for days; those who never talk woke too far apart, and passed
+within four to seven cells of one another without seeing each other.
 
 What a turn costs (bench world: 1,000 agents on 500x500, 12 daytime ticks, on a
 shared two-core machine, so figures vary by a fifth from run to run): 1.17 calls

@@ -42,7 +42,7 @@ from adapters.offline_mind.basics import (
     WorkScript,
     toward,
 )
-from adapters.offline_mind.making import SHELTER_UNITS
+from adapters.offline_mind.making import BUILD_ANYWHERE_DAY, SHELTER_UNITS
 from services.mind import ToolOutcome
 
 WALK_MOST = 5
@@ -73,12 +73,12 @@ travelling (the engine's budget) while searchers still cover ground."""
 LONG_LEG_TURN = 0.05
 """Chance, each wandering walk, of turning aside anyway: straight lines, but not forever."""
 
-SEARCH_WALK = 3
-"""Steps of one walk along the search spiral: about the ground the agents covered when each
-step was a call, so those who wake near one another still cross paths on their spirals."""
+SEARCH_WALK = 5
+"""Steps of one walk along the search spiral: a whole walk, since landmarks stand 80-150
+cells from where agents wake on a default world and three-step walks rarely got there."""
 
-SEARCH_STEP = 30
-"""The spiral's arms grow by this much every second leg (30, 30, 60, 60, 90, ...): with
+SEARCH_STEP = 45
+"""The spiral's arms grow by this much every second leg (45, 45, 90, 90, 135, ...): with
 landmarks seen from 40 cells away, it sweeps the nearest ground first, and stays near
 where the agents woke (near one another) for the first days."""
 
@@ -119,9 +119,12 @@ memory and the view of the cells."""
             return (self.target[1], self.target[2])
         anchor = self.anchor
         if anchor is not None:
-            if self.home is None and self.haunt and self._door_ready() and (
+            if self.home is None and self._door_ready() and (
                     self._shelter_units() >= SHELTER_UNITS):
-                return anchor if self._dist(anchor) > SETTLE_RADIUS else None
+                if self.haunt:
+                    return anchor if self._dist(anchor) > SETTLE_RADIUS else None
+                if self._day >= BUILD_ANYWHERE_DAY and self._dist(anchor) > self.persona.home_range:
+                    return anchor
             if not free and (self.haunt or self.home is not None) and (
                     self._dist(anchor) > self.persona.home_range):
                 return anchor
