@@ -83,13 +83,18 @@ def find_agent_positions(
     max_spacing: int,
     rng: np.random.Generator,
     avoid: Iterable[Position] = (),
+    near: Position | None = None,
+    near_radius: int = SEARCH_RADIUS,
 ) -> list[Position]:
     """Choose `count` start positions, in placement order (see the module docstring).
 
     `passable` and `standable` are boolean (height, width) masks indexed [y, x]:
     passable decides who can walk to whom, standable where an agent may start.
     Cells in `avoid` (e.g. landmarks) are never chosen; ones off the map are ignored.
-    Raises PlacementError when the request cannot be met.
+    `near`, if given, takes the place of the map centre, and the first window around
+    it reaches `near_radius` cells (Chebyshev) each way: world setup puts the agents
+    within sight of a landmark this way. Raises PlacementError when the request
+    cannot be met.
     """
     passable, standable = _check_masks(passable, standable)
     _check_numbers(count, min_spacing, max_spacing)
@@ -126,10 +131,13 @@ def find_agent_positions(
     regions = [int(r) for r in order if r != 0 and free_per_region[r] >= count]
 
     chain = count > FULL_BAND_GROUP
-    centre = (width // 2, height // 2)
+    if near is not None and 0 <= near.x < width and 0 <= near.y < height:
+        centre, first = (near.x, near.y), max(1, near_radius)
+    else:
+        centre, first = (width // 2, height // 2), SEARCH_RADIUS
     for spacing in _spacings(min_spacing):
         for region in regions:
-            for x0, y0, x1, y1 in _windows(centre, width, height):
+            for x0, y0, x1, y1 in _windows(centre, width, height, first):
                 window = free[y0:y1, x0:x1] & (labels[y0:y1, x0:x1] == region)
                 ys, xs = np.nonzero(window)
                 if xs.size < count:
@@ -196,10 +204,12 @@ def _spacings(min_spacing: int) -> Iterator[int]:
         spacing = max(1, min(spacing - 1, spacing * _SHRINK_NUMERATOR // _SHRINK_DENOMINATOR))
 
 
-def _windows(centre: tuple[int, int], width: int, height: int) -> Iterator[tuple[int, ...]]:
-    """Square windows (x0, y0, x1, y1) around the centre, doubling until they cover the map."""
+def _windows(
+    centre: tuple[int, int], width: int, height: int, radius: int = SEARCH_RADIUS
+) -> Iterator[tuple[int, ...]]:
+    """Square windows (x0, y0, x1, y1) around the centre, from `radius` cells each way,
+    doubling until they cover the map."""
     cx, cy = centre
-    radius = SEARCH_RADIUS
     while True:
         box = (
             max(0, cx - radius),

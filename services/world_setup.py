@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -125,6 +125,8 @@ def plan_world(
             max_spacing=settings.placement.max_spacing,
             rng=rng,
             avoid=[m.position for m in landmarks],
+            near=_gathering_place(landmarks, width, height),
+            near_radius=settings.scheduling.horizon,
         )
     except PlacementError as exc:
         raise WorldSetupError(str(exc)) from None
@@ -138,6 +140,24 @@ def plan_world(
         generated_agents=tuple(r.name for r in residents if r.generated),
         seconds=seconds,
     )
+
+
+def _gathering_place(landmarks: Sequence[Landmark], width: int, height: int) -> Position | None:
+    """The landmark nearest the middle of the map, which the agents wake within sight of.
+
+    Agents wake 30-60 cells apart and see 3 cells around them, so by wandering alone
+    two of them rarely come into view of each other: in 200 ticks, a conversation
+    happened in 18 of 30 default worlds (`python -m bench life`). A landmark stands out
+    from `horizon` cells away; waking with one on the horizon, each makes it its haunt
+    by its own sight, and their evenings there are where they meet. The middle of the
+    map is still where the group starts, as the placement design asks.
+    """
+    if not landmarks:
+        return None
+    cx, cy = width // 2, height // 2
+    best = min(landmarks, key=lambda m: (abs(m.position.x - cx) + abs(m.position.y - cy),
+                                          m.name))
+    return best.position
 
 
 async def write_world(

@@ -489,3 +489,17 @@ async def test_a_raster_of_another_size_is_ignored(storage: Storage) -> None:
     codes = await terrain_codes(storage, 20, 10)
     assert codes.shape == (10, 20)
     assert (codes == GRASS).all()
+
+
+@pytest.mark.parametrize("seed", [3, 11, 27])
+def test_agents_wake_with_the_landmark_nearest_the_middle_on_their_horizon(
+    config: HearthConfig, seed: int
+) -> None:
+    world = plan_world(config, seed=seed, size=(300, 300))
+    middle = min(world.landmarks, key=lambda m: (abs(m.position.x - 150)
+                                                 + abs(m.position.y - 150), m.name))
+    horizon = config.settings.scheduling.horizon
+    for agent in world.agents:
+        gap = max(abs(agent.position.x - middle.position.x),
+                  abs(agent.position.y - middle.position.y))
+        assert gap <= horizon, f"{agent.name} wakes {gap} cells from {middle.name}"

@@ -279,3 +279,33 @@ def test_max_spacing_below_min_spacing() -> None:
 
 def test_placement_error_is_a_value_error() -> None:
     assert issubclass(PlacementError, ValueError)
+
+
+def _near(grass: np.ndarray, near: Position, radius: int, seed: int = 0) -> list[Position]:
+    return find_agent_positions(grass, grass, 3, min_spacing=30, max_spacing=60,
+                                rng=np.random.default_rng(seed), near=near, near_radius=radius)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_near_puts_the_group_within_the_radius_of_that_place(seed: int) -> None:
+    grass = np.ones((500, 500), dtype=bool)
+    spot = Position(400, 90)  # far from the centre
+    positions = _near(grass, spot, 40, seed)
+    assert all(max(abs(p.x - spot.x), abs(p.y - spot.y)) <= 40 for p in positions)
+    assert all(30 <= d <= 60 for d in pairwise(positions))
+
+
+def test_near_a_place_with_no_room_looks_further_out_and_keeps_the_spacing() -> None:
+    grass = np.ones((300, 300), dtype=bool)
+    grass[100:200, 100:200] = False  # nothing to stand on within 40 of the middle
+    spot = Position(150, 150)
+    positions = _near(grass, spot, 40)
+    assert_valid(positions, grass, grass)
+    assert all(30 <= d <= 60 for d in pairwise(positions))
+    assert all(max(abs(p.x - spot.x), abs(p.y - spot.y)) <= 80 for p in positions)
+
+
+def test_near_off_the_map_falls_back_to_the_centre() -> None:
+    grass = np.ones((500, 500), dtype=bool)
+    positions = _near(grass, Position(900, 900), 40)
+    assert all(abs(p.x - 250) <= 100 and abs(p.y - 250) <= 100 for p in positions)
