@@ -22,8 +22,9 @@ How agents find each other (the world is 500x500 and they see 3 cells):
 
 - Until a landmark rises on its horizon (seen from 40 cells), an agent walks
   (now and then journeys: walking.py) a square spiral out from where it woke, so
-  it sees the ground nearest its start first. Agents wake 30-60 cells apart, so
-  they meet on the way, or find the same landmarks.
+  it sees the ground nearest its start first. Agents wake 30-60 cells apart with
+  the landmark nearest the middle of the map on their horizon (world setup places
+  them so), so each finds it by its own sight and they meet there.
 - Of the landmarks it has seen, the one nearest where it woke becomes its
   haunt: its shelter goes up beside it, its wandering circles it, and it walks
   back there every evening. At its haunt it writes "I come back here every
@@ -33,12 +34,13 @@ How agents find each other (the world is 500x500 and they see 3 cells):
 - Social agents follow whoever they last saw, and the authors of the signs
   they read; once they have met someone, `sense_others` turns them that way.
 
-Measured on generated default worlds (three agents, 200 ticks, seeds 11-40): every
-agent gathers, crafts, builds and writes in 25 worlds of 30 (a wall of what it has counts,
-from the second day); two of them meet and talk in 18 of 30; all of it holds in 15 (and in
-seeds 1, 2, 4 and 7). Landmarks stand 80-150 cells from where agents wake, so in most
-worlds they find none for days; those who never talk woke too far apart, and passed
-within four to seven cells of one another without seeing each other.
+Measured on generated default worlds (three agents, 200 ticks, `python -m bench life`,
+seeds 1-30): every agent gathers, crafts and writes in all 30 and builds in 29 (a wall of
+what it has counts, from the second day; in the 30th no wood or stone lay near the
+landmark); two of them meet and talk in all 30. Before agents woke within sight of a
+landmark (they stood 80-150 cells from the nearest), two met in 18 of 30: those who never
+talked passed within four to seven cells of one another without seeing each other. One
+who finds a landmark already signed, and has written nothing yet, names a place there.
 
 What a turn costs (bench world: 1,000 agents on 500x500, 12 daytime ticks, on a
 shared two-core machine, so figures vary by a fifth from run to run): 1.17 calls

@@ -70,7 +70,9 @@ class Writing:
             chance = 1.0  # its own place: say so, for whoever comes by
         if (yield from self._sign_landmark(mark, chance)):
             return
-        if self.rng.chance(0.2 + 0.6 * writer):
+        # Someone signed it first (the landmark everyone woke in sight of): one who has
+        # written nothing anywhere yet names its own corner of it instead.
+        if not self.done & WROTE or self.rng.chance(0.2 + 0.6 * writer):
             name = (f"{self.persona.name}'s View of {mark.name}" if self.rng.chance(0.5)
                     else None)
             yield from self._name_here(name)
