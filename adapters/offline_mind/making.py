@@ -33,6 +33,16 @@ _CONVERSIONS = (("work:wood:split", "wood"), ("work:stone:break", "stone"),
                 ("work:clay:shape", "clay"))
 """What turns raw material into shelter units, in the order it is tried."""
 
+MATERIALS = ("wood", "stone", "clay")
+"""What walls are made of (raw), best first: what a builder without any looks out for."""
+
+FETCH_DAY = 2
+"""From this day on, an agent that has built nothing and has nothing to build with goes
+where it last saw material (or out on an expedition to find some)."""
+
+EXPEDITION = 60
+"""How far from its place an expedition for material goes (farther than it wanders)."""
+
 UNASKED = object()
 """A per-turn answer not worked out yet (None is an answer: nothing there)."""
 
@@ -297,6 +307,50 @@ working inventory (`inv`) and the view of the cells."""
             key, output, quantity = found
             yield "append_file", {"path": "discoveries.md",
                                   "text": words.discovery_entry(key, output, quantity)}
+
+    def _needy(self) -> bool:
+        """Built nothing and carries nothing a wall could be made of."""
+        if self.done & BUILT:
+            return False
+        costs, inv = self.persona.costs, self.inv
+        return not any(inv.get(m, 0) >= costs.wall_cost for m in costs.wall_materials)
+
+    def _note_stock(self) -> None:
+        """Remember the building material in view nearest its place (a needy agent's eye for
+        it, whatever it is doing); forget a remembered spot seen bare."""
+        view, stock = self.view, self.stock
+        if stock is not None:
+            seen = view.cell(stock[0], stock[1])
+            if seen is not None and seen.gatherable not in MATERIALS:
+                stock = self.stock = None
+        centre = self.anchor or (self.x, self.y)
+        found = view.nearest(centre, MATERIALS, self.spent)
+        if found is None:
+            return
+        x, y = found[1]
+        if stock is None or (abs(x - centre[0]) + abs(y - centre[1])
+                             < abs(stock[0] - centre[0]) + abs(stock[1] - centre[1])):
+            self.stock = (x, y)
+
+    def _fetch(self) -> WorkScript:
+        """Nothing to build with by FETCH_DAY: gather material in view, else walk to where
+        some was seen, else go out on an expedition (a direction a day) until some shows.
+        True: it did (or set out to do) something."""
+        here = (self.x, self.y)
+        if self.view.nearest(here, MATERIALS, self.spent) is not None:
+            self.focus = "fetch"
+            return (yield from self._make())
+        stock = self.stock
+        if stock is not None:
+            self.focus = "fetch"
+            if (yield from self._move(stock, arrive=0, free=True, hurry=True)):
+                return True
+            self.stock = None  # there, and nothing: gone
+        centre = self.anchor or here
+        dx, dy = DELTA[DIRS[(self.persona.key + self._day) % 4]]
+        goal = (max(0, centre[0] + dx * EXPEDITION), max(0, centre[1] + dy * EXPEDITION))
+        self.focus = "expedition"
+        return (yield from self._move(goal, free=True, hurry=True))
 
     def _leave_shelter_if_trapped(self) -> WorkScript:
         """In its own shelter with the door on ground it cannot walk: open a wall elsewhere.

@@ -87,6 +87,8 @@ FIELDS: tuple[Field, ...] = (
     Field("marks", (), "rows", "Landmarks it has seen: (name, x, y)."),
     Field("company", "", "value", "Whose sign made its haunt its haunt (\"\" if it chose "
           "alone): a haunt shared with someone stays."),
+    Field("stock", None, "pair", "Where building material (wood, stone, clay) was seen, the "
+          "sighting nearest its place kept, while it has built nothing: (x, y)."),
 )
 NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
 _SHAPES = tuple((f.name, f.default, f.shape) for f in FIELDS)
@@ -269,6 +271,7 @@ _PARSERS = {
     "origin": _opt(_pos),
     "marks": _many(_shaped(str, int, int), MAX_MARKS),
     "company": _str,
+    "stock": _opt(_pos),
     "done": _int,
 }
 

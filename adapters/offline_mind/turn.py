@@ -37,10 +37,13 @@ How agents find each other (the world is 500x500 and they see 3 cells):
 Measured on generated default worlds (three agents, 200 ticks, `python -m bench life`,
 seeds 1-30): every agent gathers, crafts and writes in all 30 and builds in 29 (a wall of
 what it has counts, from the second day; in the 30th no wood or stone lay near the
-landmark); two of them meet and talk in all 30. Before agents woke within sight of a
-landmark (they stood 80-150 cells from the nearest), two met in 18 of 30: those who never
-talked passed within four to seven cells of one another without seeing each other. One
-who finds a landmark already signed, and has written nothing yet, names a place there.
+landmark); two of them meet and talk in all 30. On seeds 31-60, 27 of 30 (25 before an
+agent with nothing to build with remembered, from its second day, where it saw wood or
+stone and went back for it, or out on an expedition: making.py `_fetch`). Before agents
+woke within sight of a landmark (they stood 80-150 cells from the nearest), two met in
+18 of 30: those who never talked passed within four to seven cells of one another
+without seeing each other. One who finds a landmark already signed, and has written
+nothing yet, names a place there.
 
 What a turn costs (bench world: 1,000 agents on 500x500, 12 daytime ticks, on a
 shared two-core machine, so figures vary by a fifth from run to run): 1.17 calls
@@ -73,7 +76,7 @@ from adapters.offline_mind.basics import (
     args_key,
     day_of,
 )
-from adapters.offline_mind.making import SHELTER_UNITS, UNASKED, Making
+from adapters.offline_mind.making import FETCH_DAY, SHELTER_UNITS, UNASKED, Making
 from adapters.offline_mind.memory import (
     BUILT,
     CRAFTED,
@@ -130,7 +133,7 @@ _REFUSED = ToolOutcome("", "", False, "not tried: the same call already failed t
 _MEMORY_FIELDS = (
     "anchor", "haunt", "home", "heading", "target", "visited", "recipes", "ideas", "failed",
     "read", "wrote", "named", "met", "seen", "lines", "journal_day", "diary", "done", "walls",
-    "search", "origin", "marks", "company",
+    "search", "origin", "marks", "company", "stock",
 )
 """Memory's fields in the order `__init__` unpacks them and `_end` packs them."""
 if _MEMORY_FIELDS != NAMES:  # pragma: no cover - a guard for whoever adds a field
@@ -176,7 +179,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         (self.anchor, self.haunt, self.home, self.heading, self.target, self.visited,
          self.recipes, self.ideas, self.failed, self.read, self.wrote, self.named, self.met,
          self.seen, self.lines, self.journal_day, self.diary, self.done, self.walls,
-         self.search, self.origin, self.marks, self.company) = memory.values
+         self.search, self.origin, self.marks, self.company, self.stock) = memory.values
         self.commit_to = commit
         self.allowed = allowed
         self.keep = keep  # the mind's record of this agent (mind._Agent): its last View
@@ -669,6 +672,17 @@ class OfflineTurn(Talking, Writing, Making, Walking):
                     return
             yield from self._make(only_here=True)
             return
+        if self._day >= FETCH_DAY and self._needy():
+            # From its second day (the first is for what lies at hand; looking over every
+            # cell in view on every turn cost a tenth of a turn), an agent with nothing
+            # to build with keeps an eye out for material and, on most turns, goes for it.
+            self._note_stock()
+            # Not every turn: there is still its first handful to gather, things to make of
+            # it and words to write (an expedition that took whole days left those undone).
+            if (self.done & GATHERED
+                    and self.rng.chance(0.75 if self.stock is not None else 0.5)
+                    and (yield from self._fetch())):
+                return
         has_home = self.home is not None
         make = (0.35 + 0.65 * traits.maker) * (0.4 if has_home else 1.0)
         if not has_home and self._day >= 2:

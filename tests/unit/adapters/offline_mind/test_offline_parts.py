@@ -57,6 +57,7 @@ FULL = Memory.of(
     named=(("Quiet Grove", 7, 7),), met=(("Sage", 12),), seen=("Sage", 8, 8, 12), lines=2,
     journal_day=3, diary=("built a shelter",), done=31, walls=((3, 4, "north"),),
     search=(2, 17), origin=(0, 0), marks=(("the Spring", 9, 9),), company="Sage",
+    stock=(5, 6),
 )
 
 
