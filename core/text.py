@@ -30,6 +30,12 @@ def clean_text(text: str, *, keep_newlines: bool = False) -> str:
     """
     if text.isprintable() and (text.isascii() or unicodedata.is_normalized("NFC", text)):
         return text.strip()
+    return clean_text_fully(text, keep_newlines=keep_newlines)
+
+
+def clean_text_fully(text: str, *, keep_newlines: bool = False) -> str:
+    """`clean_text` by its definition, every step on every character (no shortcut):
+    what the shortcut must always agree with."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = unicodedata.normalize("NFC", _ESCAPES.sub("", text))
     out = []

@@ -19,6 +19,22 @@ def _rows(db: Path, sql: str) -> list[tuple]:
         conn.close()
 
 
+def _stop_after_turns(engine, count: int) -> list[str]:
+    """Make `engine` ask to stop once `count` turns have run; the list fills with who acted."""
+    original = engine.run_agent_turn
+    done: list[str] = []
+
+    async def counted(name, tick):
+        result = await original(name, tick)
+        done.append(name)
+        if len(done) == count:
+            engine.request_stop()
+        return result
+
+    engine.run_agent_turn = counted
+    return done
+
+
 async def test_a_tick_gives_every_awake_agent_a_turn_and_advances_the_counter(
     scripted, make_engine, small_world: Path
 ) -> None:
@@ -88,17 +104,7 @@ async def test_a_stopped_tick_is_resumed_with_only_the_agents_that_had_not_acted
     first = scripted()
     async with make_engine(first) as engine:
         engine.committer.batch_turns = 1  # commit each turn as it ends
-        original = engine.run_agent_turn
-        done: list[str] = []
-
-        async def stop_after_two(name, tick):
-            result = await original(name, tick)
-            done.append(name)
-            if len(done) == 2:
-                engine.request_stop()
-            return result
-
-        engine.run_agent_turn = stop_after_two
+        done = _stop_after_turns(engine, 2)
         ctx = await engine.tick_once()
         assert ctx.stopped and not ctx.completed and engine.tick == 0
     assert sorted(_rows(small_world / "world.db", "SELECT agent FROM turns")) == sorted(
@@ -219,17 +225,7 @@ async def test_a_stop_in_a_tick_of_minds_that_answer_at_once_keeps_the_schedule_
     first = scripted()
     first.answers_at_once = True
     async with make_engine(first) as engine:
-        original = engine.run_agent_turn
-        done: list[str] = []
-
-        async def stop_after_two(name, tick):
-            result = await original(name, tick)
-            done.append(name)
-            if len(done) == 2:
-                engine.request_stop()
-            return result
-
-        engine.run_agent_turn = stop_after_two
+        done = _stop_after_turns(engine, 2)
         ctx = await engine.tick_once()
         assert ctx.stopped and engine.tick == 0
         schedule = [list(c) for c in ctx.clusters]

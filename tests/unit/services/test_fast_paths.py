@@ -198,27 +198,6 @@ def test_the_fast_converters_still_check_everything(arguments, message):
 # --- the second pass: what is now worked out once, or skipped when it cannot matter ---
 
 
-def clean_text_by_definition(text: str, *, keep_newlines: bool = False) -> str:
-    """clean_text as it was before its shortcut for text that is printable throughout."""
-    import unicodedata
-
-    from core.text import _ESCAPES
-
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = unicodedata.normalize("NFC", _ESCAPES.sub("", text))
-    out = []
-    for ch in text:
-        if ch in "\n\t" and keep_newlines:
-            out.append(ch)
-        elif ch in "\t\n\r":
-            out.append(" ")
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn"):
-            continue
-        else:
-            out.append(ch)
-    return "".join(out).strip()
-
-
 agent_text = st.one_of(
     st.text(),
     st.text(alphabet=st.characters(max_codepoint=0x7F)),
@@ -230,9 +209,9 @@ agent_text = st.one_of(
 @settings(max_examples=500, deadline=None)
 @given(text=agent_text, keep=st.booleans())
 def test_clean_text_answers_what_the_character_loop_would(text, keep):
-    from core.text import clean_text
+    from core.text import clean_text, clean_text_fully
 
-    assert clean_text(text, keep_newlines=keep) == clean_text_by_definition(
+    assert clean_text(text, keep_newlines=keep) == clean_text_fully(
         text, keep_newlines=keep)
 
 
