@@ -88,7 +88,9 @@ def life_report(db: Path, people: tuple[str, ...]) -> LifeReport:
     return LifeReport(missing, talks, jumps, moves)
 
 
-def _live(seed: int, folder: Path) -> tuple[LifeReport, tuple[str, ...]]:
+def live_world(seed: int, folder: Path) -> tuple[LifeReport, tuple[str, ...]]:
+    """`hearth --init --seed SEED` and `hearth --run TICKS --quiet` in `folder`; the report
+    and the names of the agents who lived there."""
     import main  # the CLI itself, as a user runs it
 
     where = ["--data-dir", str(folder / "data"), "--agents-dir", str(folder / "agents")]
@@ -106,7 +108,7 @@ def run() -> list[Figure]:
     reports = []
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(1, SEEDS + 1):
-            report, _ = _live(seed, Path(tmp) / str(seed))
+            report, _ = live_world(seed, Path(tmp) / str(seed))
             reports.append((seed, report))
     lived = [s for s, r in reports if r.lived]
     figures = [Figure(

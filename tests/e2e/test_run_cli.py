@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.life import life_report
+from bench.life import life_report, live_world
 
 PROJECT = Path(__file__).resolve().parents[2]
 SEED = 31
@@ -269,3 +269,11 @@ def test_two_hundred_ticks_of_a_fresh_default_world(tmp_path: Path) -> None:
     assert report.moves > 0 and report.jumps == 0  # every move one cell: nobody was put anywhere
     journals = [tmp_path / "agents" / n / "journal.md" for n in PEOPLE]
     assert any(j.read_text(encoding="utf-8").strip() for j in journals)
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4, 5])
+def test_other_fresh_default_worlds_come_alive_too(tmp_path: Path, seed: int) -> None:
+    """Seed 1 is not special: these come alive as well (`python -m bench life` counts 30)."""
+    report, people = live_world(seed, tmp_path)
+    assert people == tuple(sorted(PEOPLE))
+    assert report.lived, f"seed {seed}: " + "; ".join(report.problems())
