@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.agent import Agent, Inventory
 from core.conversation import Conversation, ConversationTurn, Invitation, InvitationStatus
@@ -65,19 +65,13 @@ class Capture:
         if later.agents:
             self.agents.update(later.agents)
         if later.objects_deleted or later.objects_saved:
-            for oid in later.objects_deleted:
-                self.objects_saved.pop(oid, None)
-            self.objects_deleted |= later.objects_deleted
-            self.objects_deleted -= later.objects_saved.keys()
-            self.objects_saved.update(later.objects_saved)
+            _fold(self.objects_saved, self.objects_deleted,
+                  later.objects_saved, later.objects_deleted)
         if later.places:
             self.places.update(later.places)
         if later.structures_deleted or later.structures_saved:
-            for sid in later.structures_deleted:
-                self.structures_saved.pop(sid, None)
-            self.structures_deleted |= later.structures_deleted
-            self.structures_deleted -= later.structures_saved.keys()
-            self.structures_saved.update(later.structures_saved)
+            _fold(self.structures_saved, self.structures_deleted,
+                  later.structures_saved, later.structures_deleted)
         if later.conversations:
             self.conversations.update(later.conversations)
         if later.turns:
@@ -88,6 +82,16 @@ class Capture:
             self.invitation_updates += later.invitation_updates
         if later.spent:
             self.spent.update(later.spent)
+
+
+def _fold(saved: dict[str, Any], deleted: set[str],
+          later_saved: Mapping[str, Any], later_deleted: set[str]) -> None:
+    """Fold later saves and deletes of ids into earlier ones: the later word on an id wins."""
+    for key in later_deleted:
+        saved.pop(key, None)
+    deleted.update(later_deleted)
+    deleted.difference_update(later_saved)  # in place: the caller's set is the one kept
+    saved.update(later_saved)
 
 
 def capture(sim: Simulation, changes: ChangeSet, spent: Iterable[Position] = ()) -> Capture:
