@@ -25,6 +25,7 @@ BENCHES: dict[str, str] = {
     "actions": "bench.actions",
     "cells": "bench.cells_roundtrip",
     "engine": "bench.engine_ticks",
+    "floor": "bench.engine_floor",
     "parallel": "bench.parallel_turns",
     "perception": "bench.perception",
     "life": "bench.life",

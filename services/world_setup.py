@@ -125,7 +125,7 @@ def plan_world(
             max_spacing=settings.placement.max_spacing,
             rng=rng,
             avoid=[m.position for m in landmarks],
-            near=_gathering_place(landmarks, width, height),
+            near=_gathering_place(landmarks, _building_ground(config, codes), width, height),
             near_radius=settings.scheduling.horizon,
         )
     except PlacementError as exc:
@@ -142,22 +142,51 @@ def plan_world(
     )
 
 
-def _gathering_place(landmarks: Sequence[Landmark], width: int, height: int) -> Position | None:
-    """The landmark nearest the middle of the map, which the agents wake within sight of.
+MATERIAL_RADIUS = 20
+"""Cells (in each direction) around the gathering landmark searched for building ground."""
+MATERIAL_CELLS = 12
+"""Cells of building ground that make a landmark a place to settle: six walls' worth."""
+
+
+def _building_ground(config: HearthConfig, codes: np.ndarray) -> np.ndarray:
+    """Cells whose gathered resource is itself a wall material (forest's wood, stone's stone)."""
+    materials = set(config.settings.building.wall_materials)
+    kinds = [TERRAIN_CODE[Terrain(name)] for name, spec in config.terrain.terrains.items()
+             if spec.gather in materials]
+    return np.isin(codes, kinds)
+
+
+def _gathering_place(
+    landmarks: Sequence[Landmark], building: np.ndarray, width: int, height: int
+) -> Position | None:
+    """The landmark the agents wake within sight of: the one nearest the middle of the map
+    that has wood or stone close by, else simply the nearest.
 
     Agents wake 30-60 cells apart and see 3 cells around them, so by wandering alone
     two of them rarely come into view of each other: in 200 ticks, a conversation
     happened in 18 of 30 default worlds (`python -m bench life`). A landmark stands out
     from `horizon` cells away; waking with one on the horizon, each makes it its haunt
-    by its own sight, and their evenings there are where they meet. The middle of the
-    map is still where the group starts, as the placement design asks.
+    by its own sight, and their evenings there are where they meet.
+
+    Building needs wood or stone, and an agent finds it only by walking past it. Some
+    landmarks stand in grassland 40 cells wide (the standing stones like open ground),
+    and agents settled there never built anything in 200 ticks (seeds 27 and 32 of
+    `bench life`), so a landmark with at least MATERIAL_CELLS cells of building ground
+    within MATERIAL_RADIUS is preferred; the middle of the map is still where the group
+    starts, as the placement design asks.
     """
     if not landmarks:
         return None
     cx, cy = width // 2, height // 2
-    best = min(landmarks, key=lambda m: (abs(m.position.x - cx) + abs(m.position.y - cy),
-                                          m.name))
-    return best.position
+    ordered = sorted(landmarks, key=lambda m: (abs(m.position.x - cx) + abs(m.position.y - cy),
+                                               m.name))
+    r = MATERIAL_RADIUS
+    for mark in ordered:
+        x, y = mark.position.x, mark.position.y
+        near = building[max(0, y - r): y + r + 1, max(0, x - r): x + r + 1]
+        if int(near.sum()) >= MATERIAL_CELLS:
+            return mark.position
+    return ordered[0].position
 
 
 async def write_world(

@@ -18,6 +18,8 @@ from core.types import AgentName, Position
 from core.world import Cell, WorldState
 from services.status import world_status
 from services.world_setup import (
+    MATERIAL_CELLS,
+    MATERIAL_RADIUS,
     NewWorld,
     WorldSetupError,
     create_world,
@@ -491,15 +493,46 @@ async def test_a_raster_of_another_size_is_ignored(storage: Storage) -> None:
     assert (codes == GRASS).all()
 
 
+def _material_near(world: NewWorld, x: int, y: int, radius: int) -> int:
+    """Forest and stone cells (the terrain whose harvest is a wall) around (x, y)."""
+    codes = world.terrain.codes[max(0, y - radius): y + radius + 1,
+                                max(0, x - radius): x + radius + 1]
+    return int(np.isin(codes, [TERRAIN_CODE[Terrain.FOREST], TERRAIN_CODE[Terrain.STONE]]).sum())
+
+
 @pytest.mark.parametrize("seed", [3, 11, 27])
-def test_agents_wake_with_the_landmark_nearest_the_middle_on_their_horizon(
+def test_agents_wake_on_the_horizon_of_the_middle_landmark_with_wood_or_stone_near(
     config: HearthConfig, seed: int
 ) -> None:
     world = plan_world(config, seed=seed, size=(300, 300))
-    middle = min(world.landmarks, key=lambda m: (abs(m.position.x - 150)
-                                                 + abs(m.position.y - 150), m.name))
+    by_middle = sorted(world.landmarks, key=lambda m: (abs(m.position.x - 150)
+                                                       + abs(m.position.y - 150), m.name))
+    settled = [m for m in by_middle
+               if _material_near(world, m.position.x, m.position.y, MATERIAL_RADIUS)
+               >= MATERIAL_CELLS]
+    middle = (settled or by_middle)[0]
     horizon = config.settings.scheduling.horizon
     for agent in world.agents:
         gap = max(abs(agent.position.x - middle.position.x),
                   abs(agent.position.y - middle.position.y))
         assert gap <= horizon, f"{agent.name} wakes {gap} cells from {middle.name}"
+
+
+def test_a_landmark_in_bare_grassland_is_passed_over_for_one_with_wood_near(
+    config: HearthConfig,
+) -> None:
+    """Seed 27 of `bench life` at the default size: the standing stone nearest the middle
+    stands in grassland with no wood or stone within 20 cells, and agents settled there
+    never built; they now wake by a landmark that has some."""
+    world = plan_world(config, seed=27)
+    cx, cy = world.state.width // 2, world.state.height // 2
+    nearest = min(world.landmarks, key=lambda m: (abs(m.position.x - cx)
+                                                  + abs(m.position.y - cy), m.name))
+    assert _material_near(world, nearest.position.x, nearest.position.y, MATERIAL_RADIUS) == 0
+    horizon = config.settings.scheduling.horizon
+    chosen = [m for m in world.landmarks
+              if all(max(abs(a.position.x - m.position.x), abs(a.position.y - m.position.y))
+                     <= horizon for a in world.agents)
+              and _material_near(world, m.position.x, m.position.y, MATERIAL_RADIUS)
+              >= MATERIAL_CELLS]
+    assert chosen, "no landmark with wood or stone near has every agent on its horizon"
