@@ -99,10 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
         "With no command, opens the world (creating it on first run) and shows it.",
     )
     parser.add_argument("--data-dir", type=Path, metavar="DIR",
-                        help="where world.db, events and traces live "
-                             "(default: $HEARTH_DATA_DIR or ./data)")
+                        help="where world.db, events and traces live (default: "
+                             f"$HEARTH_DATA_DIR, else {PROJECT_DIR / 'data'})")
     parser.add_argument("--agents-dir", type=Path, metavar="DIR",
-                        help="agents' home folders (default: $HEARTH_AGENTS_DIR or ./agents)")
+                        help="agents' home folders (default: $HEARTH_AGENTS_DIR, "
+                             f"else {PROJECT_DIR / 'agents'})")
     parser.add_argument("--config-dir", type=Path, metavar="DIR",
                         help="folder with settings.yaml, agents.yaml, recipes.yaml, "
                              "terrain.yaml, landmarks.yaml (default: the shipped config)")
@@ -467,6 +468,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (StorageError, CliError) as exc:
         print(f"hearth: {exc}", file=sys.stderr)
         return getattr(exc, "code", EXIT_RUNTIME)
+    except BrokenPipeError:
+        # Whoever read the output has gone (`hearth --run 500 | head`): every tick printed
+        # was committed first, so stop without a word, as a pipe's writer does.
+        _drop_stdout()
+        return EXIT_RUNTIME
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         print(f"hearth: {exc.strerror or exc}{where}", file=sys.stderr)
@@ -474,6 +480,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("hearth: interrupted", file=sys.stderr)
         return 130
+
+
+def _drop_stdout() -> None:
+    """Point stdout at the null device, so flushing it at exit cannot fail again."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file behind stdout (tests, embedding)
+        pass
 
 
 def cli() -> None:

@@ -217,6 +217,23 @@ def test_ctrl_c_finishes_the_turn_in_flight_commits_and_exits_130(
     assert _world_rows(run / "data" / "world.db") == reference
 
 
+def test_a_reader_that_stops_reading_ends_the_run_quietly(
+    fresh_world: Path, tmp_path: Path
+) -> None:
+    """`hearth --run 100000 | head -3`: the run stops, says nothing, and its file is whole."""
+    run = _copy(fresh_world, tmp_path / "w")
+    proc = _start(run, "--run", "100000")
+    assert proc.stdout is not None and proc.stderr is not None
+    for _ in range(3):
+        proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 1
+    assert "Traceback" not in err and "Broken pipe" not in err, err
+    _check_file(run)
+    assert _scalar(run / "data" / "world.db", "SELECT tick FROM world_state") < 100000
+
+
 def _kill_and_resume(fresh_world: Path, where: Path, rng: random.Random, reference: dict) -> None:
     run = _copy(fresh_world, where)
     proc = _start(run, "--run", str(TICKS), "--quiet")
