@@ -20,6 +20,7 @@ from config.loader import (
 from config.models import (
     AgentConfig,
     AgentsConfig,
+    ClaudeSettings,
     LandmarksConfig,
     LandmarkSpec,
     Recipe,
@@ -33,6 +34,7 @@ __all__ = [
     "CONFIG_DIR",
     "AgentConfig",
     "AgentsConfig",
+    "ClaudeSettings",
     "ConfigError",
     "HearthConfig",
     "LandmarkSpec",

@@ -146,6 +146,17 @@ class StorageSettings(_Model):
     snapshots_keep: StrictInt = Field(5, ge=1)
 
 
+class ClaudeSettings(_Model):
+    """How Claude minds call the API (issue 6)."""
+
+    max_tokens: StrictInt = Field(1024, ge=16, le=64_000)
+    """The most a reply may say in one request (a turn may make several requests)."""
+    max_retries: StrictInt = Field(4, ge=0, le=20)
+    """The SDK's own retries for 429, 529, 5xx, timeouts and dropped connections."""
+    timeout_seconds: float = Field(120.0, gt=0, le=3600)
+    """How long one request may take before it counts as timed out (then retried)."""
+
+
 class Settings(_Model):
     """settings.yaml: every section and field is optional."""
 
@@ -158,6 +169,7 @@ class Settings(_Model):
     gathering: GatheringSettings = Field(default_factory=GatheringSettings)
     building: BuildingSettings = Field(default_factory=BuildingSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
+    claude: ClaudeSettings = Field(default_factory=ClaudeSettings)
 
     @field_validator("*", mode="before")
     @classmethod

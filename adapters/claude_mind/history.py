@@ -1,0 +1,106 @@
+"""An agent's conversation with its model: messages kept append-only, sent with a breakpoint.
+
+The history is a list of Messages API messages (plain JSON values). It only ever
+grows at the end, so each request begins with the bytes of the one before it and
+the model's prompt cache can read that prefix back. The one thing a request adds
+is a cache breakpoint on the last block of its newest message (a copy: the stored
+message is never touched), which tells the API to keep everything up to there
+for the next request.
+
+A history must always be valid to send: every tool_use answered by a tool_result
+in the next message, and no assistant message without content. `close_open_calls`
+and `safe_assistant_content` keep it so whatever a turn ran into.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from adapters.claude_mind.prompt import EPHEMERAL
+
+Message = dict[str, Any]
+
+NOT_RUN = "This was not done: the turn ended before it."
+"""The tool_result given to a call that was never executed (see close_open_calls)."""
+SILENCE = "(silence)"
+"""Stands in for an assistant reply that said nothing, which the API refuses to take back."""
+
+
+def user_text(text: str) -> Message:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def add_user_text(history: list[Message], text: str) -> tuple[int, Message | None]:
+    """Add text as the newest user message, keeping roles alternating: after a user
+    message (tool results the model never answered) it joins that message as a new
+    last block. The stored message is replaced, not changed, so what was sent stays
+    as it was. Gives (where this addition starts, the message it replaced or None),
+    which `undo_user_text` needs."""
+    if history and history[-1]["role"] == "user":
+        old = history[-1]
+        history[-1] = {"role": "user", "content": [*old["content"],
+                                                   {"type": "text", "text": text}]}
+        return len(history) - 1, old
+    history.append(user_text(text))
+    return len(history) - 1, None
+
+
+def undo_user_text(history: list[Message], mark: tuple[int, Message | None]) -> None:
+    """Take back an `add_user_text` and everything after it."""
+    at, replaced = mark
+    del history[at:]
+    if replaced is not None:
+        history.append(replaced)
+
+
+def tool_results(results: Iterable[tuple[str, str, bool]]) -> Message:
+    """One user message answering a reply's tool calls: (tool_use id, text, failed)."""
+    content = []
+    for call_id, text, failed in results:
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id,
+                                 "content": text or "(no result)"}
+        if failed:
+            block["is_error"] = True
+        content.append(block)
+    return {"role": "user", "content": content}
+
+
+def assistant(content: Sequence[Mapping[str, Any]]) -> Message:
+    return {"role": "assistant", "content": safe_assistant_content(content)}
+
+
+def safe_assistant_content(content: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A reply's blocks as storable values: empty text dropped, never empty as a whole."""
+    kept = [dict(b) for b in content
+            if not (b.get("type") == "text" and not str(b.get("text", "")).strip())]
+    return kept or [{"type": "text", "text": SILENCE}]
+
+
+def without_calls(content: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A reply with its tool calls taken out (they will not run), never empty."""
+    return safe_assistant_content([b for b in content if b.get("type") != "tool_use"])
+
+
+def open_calls(history: Sequence[Message]) -> list[str]:
+    """Ids of tool calls in the last message that no tool_result answers yet."""
+    if not history or history[-1]["role"] != "assistant":
+        return []
+    return [b["id"] for b in history[-1]["content"] if b.get("type") == "tool_use"]
+
+
+def close_open_calls(history: list[Message]) -> None:
+    """Answer calls left open (a turn that stopped between a reply and its results)."""
+    ids = open_calls(history)
+    if ids:
+        history.append(tool_results((i, NOT_RUN, True) for i in ids))
+
+
+def with_breakpoint(history: Sequence[Message]) -> list[Message]:
+    """The messages to send: the history, its last block marked as a cache breakpoint."""
+    if not history:
+        return []
+    last = history[-1]
+    blocks = [dict(b) for b in last["content"]]
+    blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    return [*history[:-1], {"role": last["role"], "content": blocks}]

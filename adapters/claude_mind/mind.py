@@ -1,0 +1,311 @@
+"""ClaudeMind: a Claude model speaks for an agent, through the Messages API's tool use.
+
+    mind = ClaudeMind(AsyncAnthropic(), {"Ember": ClaudeProfile("claude-sonnet-4-5", "You...")})
+    engine = HearthEngine(storage, config, mind=mind)
+
+A turn is a short exchange with the model. The first request carries what the
+agent perceives now (the newest user message); each reply's tool calls are run
+by the engine, and their narrated outcomes go back together in one user message
+(`is_error` on the ones that failed) until the model stops calling tools.
+
+Every stop reason ends somewhere sensible: `tool_use` goes on; `end_turn`,
+`stop_sequence` and `pause_turn` end the turn; `max_tokens` and
+`model_context_window_exceeded` keep what was said and drop tool calls that may
+have been cut short; `refusal` ends the turn and takes the refused exchange out
+of the history. A request that still fails after the SDK's own retries (it
+retries 429, 529, 5xx, timeouts and lost connections itself) ends the turn with
+a `ClaudeMindError` naming the cause: the actions already taken stand, the tick
+goes on for everyone else, and the history is left valid to send next turn.
+
+What the agent said and heard is kept in its history (history.py), handed to the
+engine as the mind's state after every turn and stored with it; each turn's own
+messages also go into the turn's record, so the whole life stays in the database.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anthropic
+
+from adapters.claude_mind import history as h
+from adapters.claude_mind.prompt import system_blocks, tool_params
+from core.types import AgentName
+from services.mind import ToolCall, ToolOutcome, ToolSpec, TurnStart
+
+log = logging.getLogger("hearth.claude")
+
+Trace = Callable[[str, Mapping[str, Any]], None]
+"""Where trace records go: (agent, record). storage.traces.TraceWriter.write_now fits."""
+
+ENDING_STOPS = frozenset({"end_turn", "stop_sequence", "pause_turn"})
+CUT_SHORT_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+
+class ClaudeMindError(RuntimeError):
+    """A request failed for good (after the SDK's retries); the message says why."""
+
+
+@dataclass(frozen=True)
+class ClaudeProfile:
+    """Who a Claude mind speaks for: the model, and the agent's own personality text."""
+
+    model: str
+    personality: str
+
+
+class ClaudeMind:
+    """Implements services.mind.Mind with one `AsyncAnthropic` client for any number of agents."""
+
+    kind = "claude"
+    reads_text = True
+    answers_at_once = False
+
+    def __init__(
+        self,
+        client: anthropic.AsyncAnthropic,
+        profiles: Mapping[str, ClaudeProfile],
+        *,
+        max_tokens: int = 1024,
+        trace: Trace | None = None,
+    ) -> None:
+        self.client = client
+        self.profiles = dict(profiles)
+        self.max_tokens = max_tokens
+        self.trace = trace
+        self._histories: dict[str, list[h.Message]] = {}
+        self._systems: dict[str, list[dict[str, Any]]] = {}
+        self._tools: tuple[tuple[ToolSpec, ...], list[dict[str, Any]]] | None = None
+
+    # ------------------------------------------------------------------ Mind
+
+    def begin(self, start: TurnStart) -> ClaudeTurn:
+        name = start.agent
+        profile = self.profiles.get(name)
+        if profile is None:
+            raise ClaudeMindError(f"no Claude profile for {name} (is it in agents.yaml?)")
+        system = self._systems.get(name)
+        if system is None:
+            system = self._systems[name] = system_blocks(name, profile.personality)
+        return ClaudeTurn(self, start, profile, self._history(name), system,
+                          self._tool_params(start.tools))
+
+    def get_state(self, agent: AgentName) -> Mapping[str, Any]:
+        return {"messages": self._histories.get(agent, [])}
+
+    def set_state(self, agent: AgentName, state: Mapping[str, Any]) -> None:
+        messages = state.get("messages") if isinstance(state, Mapping) else None
+        problem = _history_problem(messages)
+        if problem is not None:
+            # The stored state stays in the database (and every turn's messages in its
+            # record); this agent's model starts from a blank page rather than crash.
+            log.warning("the stored history of %s cannot be used (%s); starting afresh",
+                        agent, problem)
+            self._histories[agent] = []
+            return
+        self._histories[agent] = [dict(m) for m in messages]  # type: ignore[union-attr]
+
+    # ------------------------------------------------------------------ parts
+
+    def _history(self, name: str) -> list[h.Message]:
+        found = self._histories.get(name)
+        if found is None:
+            found = self._histories[name] = []
+        return found
+
+    def _tool_params(self, specs: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
+        kept = self._tools
+        if kept is None or kept[0] != specs:
+            kept = self._tools = (specs, tool_params(specs))
+        return kept[1]
+
+    def _trace(self, agent: str, record: Mapping[str, Any]) -> None:
+        if self.trace is None:
+            return
+        try:
+            self.trace(agent, record)
+        except Exception:  # a trace is for reading later; it never stops a turn
+            log.exception("a trace record for %s could not be written", agent)
+
+
+class ClaudeTurn:
+    """One agent's turn in progress (services.mind.MindTurn)."""
+
+    def __init__(
+        self,
+        mind: ClaudeMind,
+        start: TurnStart,
+        profile: ClaudeProfile,
+        history: list[h.Message],
+        system: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+    ) -> None:
+        self.mind = mind
+        self.start = start
+        self.profile = profile
+        self.history = history
+        self.system = system
+        self.tools = tools
+        self.first = len(history)
+        """Where this turn's messages begin in the history."""
+        self.opening: tuple[int, h.Message | None] = (len(history), None)
+        """What adding the perception did (history.add_user_text), to take it back."""
+        self.requests: list[dict[str, Any]] = []
+        self.stop: str | None = None
+        self.ended = ""
+        mind._trace(start.agent, {"type": "turn_start", "tick": start.tick,
+                                  "model": profile.model})
+
+    async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
+        if self.stop is not None and self.stop != "tool_use":
+            return ()  # the model already ended the turn
+        first = not self.requests
+        if first:
+            h.close_open_calls(self.history)  # a history restored in mid-exchange
+            self.opening = h.add_user_text(self.history, self.start.perception.as_text())
+            self.first = self.opening[0]
+        else:
+            self.history.append(self._results(outcomes))
+        reply = await self._ask(first)
+        return self._take(reply)
+
+    async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
+        if h.open_calls(self.history):  # stopped by the action limit: answer what was asked
+            self.history.append(self._results(outcomes))
+        self.ended = reason
+        self.mind._trace(self.start.agent, {
+            "type": "turn_end", "tick": self.start.tick, "ended": reason, "stop": self.stop,
+            "requests": len(self.requests),
+        })
+
+    def record(self) -> Mapping[str, Any]:
+        return {"mind": "claude", "model": self.profile.model, "stop": self.stop,
+                "requests": self.requests, "messages": self.history[self.first:]}
+
+    # ------------------------------------------------------------------ one request
+
+    async def _ask(self, first: bool) -> anthropic.types.Message:
+        agent, tick = self.start.agent, self.start.tick
+        started = time.perf_counter()
+        try:
+            reply = await self.mind.client.messages.create(
+                model=self.profile.model,
+                max_tokens=self.mind.max_tokens,
+                tools=self.tools,
+                system=self.system,
+                messages=h.with_breakpoint(self.history),
+            )
+        except anthropic.APIError as exc:
+            cause = _describe(exc)
+            if first:  # nothing of this turn happened: as if it had never asked
+                h.undo_user_text(self.history, self.opening)
+            self.stop = "error"
+            self.requests.append({"error": cause, "ms": _ms(started)})
+            self.mind._trace(agent, {"type": "request_failed", "tick": tick, "error": cause})
+            raise ClaudeMindError(cause) from None
+        summary = {"stop": reply.stop_reason, "usage": _usage(reply.usage), "ms": _ms(started)}
+        self.requests.append(summary)
+        self.mind._trace(agent, {"type": "request", "tick": tick, **summary})
+        return reply
+
+    def _take(self, reply: anthropic.types.Message) -> Sequence[ToolCall]:
+        """Keep the reply in the history; the calls to run (none ends the turn)."""
+        content = [_block(b) for b in reply.content]
+        stop = reply.stop_reason or "end_turn"
+        self.stop = stop
+        if stop == "refusal":
+            # Take the refused perception out, so the next turn starts afresh; results
+            # of calls already run stay (they are what happened). Nothing else is kept.
+            if len(self.requests) == 1:
+                h.undo_user_text(self.history, self.opening)
+            return ()
+        if stop in CUT_SHORT_STOPS:
+            self.history.append(h.assistant(h.without_calls(content)))
+            return ()
+        self.history.append(h.assistant(content))
+        if stop != "tool_use":
+            if stop not in ENDING_STOPS:
+                log.warning("%s: unknown stop reason %r ends the turn", self.start.agent, stop)
+            h.close_open_calls(self.history)
+            return ()
+        calls = [ToolCall(b["id"], b["name"], b.get("input") or {})
+                 for b in content if b.get("type") == "tool_use"]
+        for call in calls:
+            self.mind._trace(self.start.agent, {"type": "tool_call", "tick": self.start.tick,
+                                                "tool": call.name, "input": call.arguments})
+        return calls
+
+    def _results(self, outcomes: Sequence[ToolOutcome]) -> h.Message:
+        by_id = {o.call_id: o for o in outcomes}
+        answers = []
+        for call_id in h.open_calls(self.history):
+            outcome = by_id.get(call_id)
+            if outcome is None:
+                answers.append((call_id, h.NOT_RUN, True))
+                continue
+            answers.append((call_id, outcome.text, not outcome.success))
+            self.mind._trace(self.start.agent, {
+                "type": "tool_result", "tick": self.start.tick, "tool": outcome.name,
+                "ok": outcome.success, "text": outcome.text})
+        return h.tool_results(answers)
+
+
+def _block(block: Any) -> dict[str, Any]:
+    """A reply's content block as the plain value the API takes back."""
+    kind = getattr(block, "type", None)
+    if kind == "text":
+        return {"type": "text", "text": block.text}
+    if kind == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    return block.model_dump(mode="json", exclude_none=True)
+
+
+def _usage(usage: Any) -> dict[str, int]:
+    def count(name: str) -> int:
+        return int(getattr(usage, name, 0) or 0)
+    return {"input": count("input_tokens"), "output": count("output_tokens"),
+            "cache_write": count("cache_creation_input_tokens"),
+            "cache_read": count("cache_read_input_tokens")}
+
+
+def _describe(exc: anthropic.APIError) -> str:
+    """One line on why a request failed, for the trace and the turn's record."""
+    if isinstance(exc, anthropic.APITimeoutError):
+        return "the request timed out (after the SDK's retries)"
+    if isinstance(exc, anthropic.APIConnectionError):
+        return "could not reach the API (after the SDK's retries)"
+    if isinstance(exc, anthropic.APIStatusError):
+        return f"the API answered {exc.status_code}: {_message_of(exc)}"[:300]
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _message_of(exc: anthropic.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, Mapping):
+        error = body.get("error")
+        if isinstance(error, Mapping) and error.get("message"):
+            return str(error["message"])
+    return str(exc.message)
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
+
+
+def _history_problem(messages: Any) -> str | None:
+    """Why a stored history cannot be sent as it is, or None if it can."""
+    if not isinstance(messages, list):
+        return "it is not a list of messages"
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
+            return f"message {i} has no user or assistant role"
+        content = message.get("content")
+        if not isinstance(content, list) or not content:
+            return f"message {i} has no content blocks"
+        if not all(isinstance(b, Mapping) and isinstance(b.get("type"), str) for b in content):
+            return f"message {i} has a block without a type"
+    return None
