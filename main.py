@@ -32,9 +32,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from adapters.mind_choice import CLAUDE, MIND_CHOICES, MindChoiceError, mind_kinds
 from adapters.offline_mind import OfflineMind
 from config import ConfigError, HearthConfig, RuntimeEnv, load_config
+from core.agent import Agent
 from engine import HearthEngine
 from generation import estimate_memory
 from logging_config import setup_logging
@@ -47,6 +50,9 @@ from services.world_view import world_picture
 from storage import Storage, StorageError
 from storage.database import backup_to, utc_stamp
 from storage.homes import AgentHomes
+
+if TYPE_CHECKING:
+    from adapters.claude_mind import ClaudeMind
 
 log = logging.getLogger("hearth")
 
@@ -121,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "(--run: one JSON object per tick)")
     parser.add_argument("--quiet", action="store_true",
                         help="with --run: print only the summary")
+    parser.add_argument("--mind", choices=MIND_CHOICES,
+                        help="with --run: who speaks for every agent (default: each agent's "
+                             "`mind` in agents.yaml, else auto: Claude when "
+                             "ANTHROPIC_API_KEY is set, the offline mind otherwise)")
     parser.add_argument("--seed", type=_whole_number(minimum=0), metavar="N",
                         help="with --init: the world seed (default: settings or random)")
     parser.add_argument("--size", type=_size, metavar="WxH",
@@ -171,6 +181,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--json goes with --status or --run")
     if args.quiet and not args.run:
         parser.error("--quiet goes with --run")
+    if args.mind is not None and not args.run:
+        parser.error("--mind goes with --run")
     init_only = [flag for flag, used in (("--seed", args.seed is not None),
                                           ("--size", args.size is not None),
                                           ("--agents", args.agents is not None),
@@ -391,10 +403,16 @@ async def open_world(env: RuntimeEnv, config: HearthConfig) -> int:
 
 
 async def run_world(
-    env: RuntimeEnv, config: HearthConfig, count: int, *, quiet: bool, as_json: bool
+    env: RuntimeEnv, config: HearthConfig, count: int, *, quiet: bool, as_json: bool,
+    mind: str | None = None,
 ) -> int:
-    """Live `count` ticks with the offline minds; Ctrl+C finishes the turn in flight and stops."""
+    """Live `count` ticks; Ctrl+C finishes the turn in flight and stops.
+
+    Each agent's mind is Claude or the offline one (`adapters/mind_choice.py`); a
+    choice that cannot be honoured (Claude with no key) is refused before anything
+    runs, not even a new world."""
     notes = sys.stderr if as_json else sys.stdout
+    _choose_minds([], config, mind, env)  # refuses Claude without a key, before anything
     if not Storage.world_exists(env.data_dir):
         print("No world yet: creating one.", file=notes)
         with contextlib.redirect_stdout(notes):
@@ -405,8 +423,14 @@ async def run_world(
         if state is None:
             raise CliError(f"{storage.db_path} holds no world yet (run hearth --init)")
         residents = await storage.agents.get_all_agents()
-        mind = OfflineMind(state.seed, {a.name: a.personality for a in residents})
-        engine = HearthEngine(storage, config, mind=mind, agents_dir=env.agents_dir)
+        kinds = _choose_minds([a.name for a in residents], config, mind, env)
+        offline = OfflineMind(state.seed, {a.name: a.personality for a in residents})
+        claude = _claude_mind([a for a in residents if kinds[a.name] == CLAUDE], config, env,
+                              storage)
+        engine = HearthEngine(
+            storage, config, mind=offline, agents_dir=env.agents_dir,
+            minds={n: claude for n, kind in kinds.items() if kind == CLAUDE and claude},
+        )
         await engine.initialize()
         progress = await storage.engine.get_progress()
         if progress is not None and progress.tick == engine.tick:
@@ -433,12 +457,44 @@ async def run_world(
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
             await engine.close()  # waits for a snapshot still being written
+            if claude is not None:
+                await claude.client.close()
         for line in summary.lines():
             print(line, file=notes)
         if engine.stop_requested:
             print(f"Stopped at tick {engine.tick}; everything done so far is saved.", file=notes)
             return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def _choose_minds(
+    names: list[str], config: HearthConfig, flag: str | None, env: RuntimeEnv
+) -> dict[str, str]:
+    configured = {a.name: a.mind for a in config.agents.agents}
+    try:
+        return mind_kinds(names, configured, flag, env.api_key is not None)
+    except MindChoiceError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+
+
+def _claude_mind(
+    residents: list[Agent], config: HearthConfig, env: RuntimeEnv, storage: Storage
+) -> ClaudeMind | None:
+    """One Claude mind for every agent Claude speaks for (None if there are none).
+
+    The SDK reads ANTHROPIC_BASE_URL itself, so any compatible endpoint can stand in."""
+    if not residents:
+        return None
+    import anthropic  # 2-3 s to import: only when Claude speaks for someone
+
+    from adapters.claude_mind import ClaudeMind, ClaudeProfile
+
+    settings = config.settings.claude
+    client = anthropic.AsyncAnthropic(
+        api_key=env.api_key, max_retries=settings.max_retries, timeout=settings.timeout_seconds)
+    profiles = {a.name: ClaudeProfile(a.model_id, a.personality) for a in residents}
+    return ClaudeMind(client, profiles, max_tokens=settings.max_tokens,
+                      trace=storage.traces.write_now)
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -453,7 +509,8 @@ async def run(args: argparse.Namespace) -> int:
     if args.map is not None:
         return await draw_map(env, args.map)
     if args.run:
-        return await run_world(env, config, args.run, quiet=args.quiet, as_json=args.json)
+        return await run_world(env, config, args.run, quiet=args.quiet, as_json=args.json,
+                               mind=args.mind)
     return await open_world(env, config)
 
 

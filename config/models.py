@@ -192,6 +192,8 @@ class AgentConfig(_Model):
     model_id: NonBlankStr
     personality: NonBlankStr
     color: Annotated[str, AfterValidator(_color)] | None = None
+    mind: Literal["auto", "offline", "claude"] = "auto"
+    """Who speaks for the agent: Claude, the offline mind, or Claude when a key is set."""
 
 
 class AgentsConfig(_Model):

@@ -26,6 +26,10 @@ class TraceWriter:
         return self._files[name]
 
     async def write(self, name: str, record: Mapping[str, Any]) -> None:
+        self.write_now(name, record)
+
+    def write_now(self, name: str, record: Mapping[str, Any]) -> None:
+        """Append one record to NAME.jsonl at once (a line is small; minds call this mid-turn)."""
         self._file(name).append([{"logged_at": utc_stamp(), **record}])
 
     def read(self, name: str) -> Iterator[dict[str, Any]]:

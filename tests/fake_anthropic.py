@@ -60,7 +60,7 @@ class ScriptedApi:
                  otherwise: Callable[[dict], Answer] | None = None) -> None:
         self.script: list[Answer] = list(script)
         self.otherwise = otherwise
-        """Answers every request once the script is used up (None: such a request fails the test)."""
+        """Answers each request once the script is used up (None: such a request fails)."""
         self.requests: list[dict[str, Any]] = []
 
     def add(self, *answers: Answer) -> None:

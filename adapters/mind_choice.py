@@ -1,0 +1,51 @@
+"""Which mind speaks for each agent: the offline mind or Claude.
+
+    kinds = mind_kinds(names, configured={"Ember": "claude"}, flag=None, has_key=True)
+
+Each agent's choice comes from `--mind` when given, else from its `mind:` in
+agents.yaml (agents not listed there, such as generated ones, take "auto").
+"auto" means Claude when an API key is set and the offline mind otherwise, so a
+world with no key always lives. Asking for Claude with no key is refused before
+anything runs, naming who asked for it and how to fix it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+OFFLINE, CLAUDE, AUTO = "offline", "claude", "auto"
+MIND_CHOICES = (OFFLINE, CLAUDE, AUTO)
+
+
+class MindChoiceError(ValueError):
+    """A choice of minds that cannot be honoured; the message says what to change."""
+
+
+def mind_kinds(
+    names: Iterable[str],
+    configured: Mapping[str, str],
+    flag: str | None,
+    has_key: bool,
+) -> dict[str, str]:
+    """Each agent's mind, "offline" or "claude"."""
+    if flag is not None and flag not in MIND_CHOICES:
+        raise MindChoiceError(f"--mind must be one of {', '.join(MIND_CHOICES)}, not {flag!r}")
+    if flag == CLAUDE and not has_key:
+        raise MindChoiceError(_NO_KEY.format(who="--mind claude"))
+    kinds: dict[str, str] = {}
+    wanting: list[str] = []
+    for name in names:
+        choice = flag or configured.get(name, AUTO)
+        if choice == AUTO:
+            choice = CLAUDE if has_key else OFFLINE
+        elif choice == CLAUDE and not has_key:
+            wanting.append(name)
+        kinds[name] = choice
+    if wanting:
+        raise MindChoiceError(_NO_KEY.format(
+            who=f"agents.yaml gives {', '.join(sorted(wanting))} `mind: claude`"))
+    return kinds
+
+
+_NO_KEY = ("{who}, but ANTHROPIC_API_KEY is not set. Set it, or run with --mind offline "
+           "(or --mind auto: Claude only when a key is set).")

@@ -1,0 +1,124 @@
+"""`hearth --run N --mind claude` against a local stand-in for the Messages API.
+
+The CLI runs in a subprocess exactly as a user starts it; ANTHROPIC_BASE_URL points
+the real SDK at a small HTTP server in this process (the SDK honours the variable),
+which answers like the API: on seeing the world, walk north; after hearing how
+that went, end the turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+class _Api(BaseHTTPRequestHandler):
+    bodies: list[dict] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (the http.server name)
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        type(self).bodies.append(body)
+        last = body["messages"][-1]["content"][-1]
+        if last["type"] == "text":
+            content = [{"type": "text", "text": "North."},
+                       {"type": "tool_use", "id": f"toolu_{len(self.bodies)}", "name": "walk",
+                        "input": {"direction": "north"}}]
+            stop = "tool_use"
+        else:
+            content, stop = [{"type": "text", "text": "Good."}], "end_turn"
+        answer = json.dumps({
+            "id": f"msg_{len(self.bodies)}", "type": "message", "role": "assistant",
+            "model": body["model"], "content": content, "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1500, "output_tokens": 30,
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1400},
+        }).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def api() -> Iterator[str]:
+    _Api.bodies = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Api)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _hearth(where: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
+    return subprocess.run(
+        [sys.executable, str(PROJECT / "main.py"), "--data-dir", str(where / "data"),
+         "--agents-dir", str(where / "agents"), *args],
+        capture_output=True, text=True, timeout=120, cwd=PROJECT, env={**base, **env},
+    )
+
+
+def test_a_run_with_claude_minds_goes_through_the_api_at_the_base_url(
+    tmp_path: Path, api: str
+) -> None:
+    made = _hearth(tmp_path, "--init", "--seed", "5", "--size", "48x40")
+    assert made.returncode == 0, made.stderr
+    run = _hearth(tmp_path, "--run", "2", "--mind", "claude",
+                  ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api)
+    assert run.returncode == 0, run.stderr
+    assert " walk: " in run.stdout
+
+    assert _Api.bodies and {b["model"] for b in _Api.bodies} >= {"claude-sonnet-4-5"}
+    db = sqlite3.connect(tmp_path / "data" / "world.db")
+    try:
+        minds = {m for (m,) in db.execute("SELECT DISTINCT mind FROM turns")}
+        moved = db.execute("SELECT COUNT(*) FROM events WHERE kind = 'agent_moved'").fetchone()
+    finally:
+        db.close()
+    assert minds == {"claude"} and moved[0] >= 1
+    traces = sorted((tmp_path / "data" / "traces").glob("*.jsonl"))
+    assert [p.stem for p in traces] == ["Ember", "River", "Sage"]
+    kinds = [json.loads(line)["type"] for line in traces[0].read_text().splitlines()]
+    assert kinds[:2] == ["turn_start", "request"] and "tool_result" in kinds
+    assert kinds[-1] == "turn_end"
+
+
+def test_claude_without_a_key_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    run = _hearth(tmp_path, "--run", "1", "--mind", "claude")
+    assert run.returncode == 2
+    assert "ANTHROPIC_API_KEY is not set" in run.stderr and "Traceback" not in run.stderr
+    assert not (tmp_path / "data").exists()  # not even a world was made
+
+
+def test_auto_without_a_key_lives_offline(tmp_path: Path) -> None:
+    run = _hearth(tmp_path, "--run", "1", "--mind", "auto", "--quiet")
+    assert run.returncode == 0, run.stderr
+    db = sqlite3.connect(tmp_path / "data" / "world.db")
+    try:
+        assert {m for (m,) in db.execute("SELECT DISTINCT mind FROM turns")} == {"offline"}
+    finally:
+        db.close()
+
+
+def test_mind_goes_with_run(tmp_path: Path) -> None:
+    run = _hearth(tmp_path, "--status", "--mind", "offline")
+    assert run.returncode == 2 and "--mind goes with --run" in run.stderr
