@@ -494,7 +494,10 @@ def _claude_mind(
         api_key=env.api_key, max_retries=settings.max_retries, timeout=settings.timeout_seconds)
     profiles = {a.name: ClaudeProfile(a.model_id, a.personality) for a in residents}
     return ClaudeMind(client, profiles, max_tokens=settings.max_tokens,
-                      trace=storage.traces.write_now)
+                      trace=storage.traces.write_now,
+                      compact_above_chars=settings.compact_above_chars,
+                      keep_recent_chars=settings.keep_recent_chars,
+                      summary_max_chars=settings.summary_max_chars)
 
 
 async def run(args: argparse.Namespace) -> int:

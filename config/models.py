@@ -155,6 +155,22 @@ class ClaudeSettings(_Model):
     """The SDK's own retries for 429, 529, 5xx, timeouts and dropped connections."""
     timeout_seconds: float = Field(120.0, gt=0, le=3600)
     """How long one request may take before it counts as timed out (then retried)."""
+    compact_above_chars: StrictInt = Field(120_000, ge=2_000)
+    """When an agent's history passes this size (JSON characters, about 4 to a token),
+    its oldest turns are folded into a summary before the next turn."""
+    keep_recent_chars: StrictInt = Field(40_000, ge=1_000)
+    """About how much of the newest history stays word for word after compaction."""
+    summary_max_chars: StrictInt = Field(8_000, ge=500)
+    """The longest the summary of older turns may grow (its oldest lines go first)."""
+
+    @model_validator(mode="after")
+    def _keep_less_than_limit(self) -> ClaudeSettings:
+        if self.keep_recent_chars + self.summary_max_chars >= self.compact_above_chars:
+            raise ValueError(
+                "keep_recent_chars + summary_max_chars must be below compact_above_chars "
+                f"({self.keep_recent_chars} + {self.summary_max_chars} >= "
+                f"{self.compact_above_chars}), or every turn would compact again")
+        return self
 
 
 class Settings(_Model):

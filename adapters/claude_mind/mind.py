@@ -33,6 +33,7 @@ from typing import Any
 import anthropic
 
 from adapters.claude_mind import history as h
+from adapters.claude_mind.compaction import compact, history_chars
 from adapters.claude_mind.prompt import system_blocks, tool_params
 from core.types import AgentName
 from services.mind import ToolCall, ToolOutcome, ToolSpec, TurnStart
@@ -72,12 +73,19 @@ class ClaudeMind:
         *,
         max_tokens: int = 1024,
         trace: Trace | None = None,
+        compact_above_chars: int = 120_000,
+        keep_recent_chars: int = 40_000,
+        summary_max_chars: int = 8_000,
     ) -> None:
         self.client = client
         self.profiles = dict(profiles)
         self.max_tokens = max_tokens
         self.trace = trace
+        self.compact_above_chars = compact_above_chars
+        self.keep_recent_chars = keep_recent_chars
+        self.summary_max_chars = summary_max_chars
         self._histories: dict[str, list[h.Message]] = {}
+        self._summaries: dict[str, str] = {}
         self._systems: dict[str, list[dict[str, Any]]] = {}
         self._tools: tuple[tuple[ToolSpec, ...], list[dict[str, Any]]] | None = None
 
@@ -91,11 +99,15 @@ class ClaudeMind:
         system = self._systems.get(name)
         if system is None:
             system = self._systems[name] = system_blocks(name, profile.personality)
-        return ClaudeTurn(self, start, profile, self._history(name), system,
+        folded = self._compact(name)
+        turn = ClaudeTurn(self, start, profile, self._history(name), system,
                           self._tool_params(start.tools))
+        turn.folded = folded
+        return turn
 
     def get_state(self, agent: AgentName) -> Mapping[str, Any]:
-        return {"messages": self._histories.get(agent, [])}
+        return {"messages": self._histories.get(agent, []),
+                "summary": self._summaries.get(agent, "")}
 
     def set_state(self, agent: AgentName, state: Mapping[str, Any]) -> None:
         messages = state.get("messages") if isinstance(state, Mapping) else None
@@ -106,10 +118,30 @@ class ClaudeMind:
             log.warning("the stored history of %s cannot be used (%s); starting afresh",
                         agent, problem)
             self._histories[agent] = []
+            self._summaries[agent] = ""
             return
         self._histories[agent] = [dict(m) for m in messages]  # type: ignore[union-attr]
+        summary = state.get("summary", "")
+        self._summaries[agent] = summary if isinstance(summary, str) else ""
 
     # ------------------------------------------------------------------ parts
+
+    def _compact(self, name: str) -> int:
+        """Fold the oldest turns into the summary if the history has grown too big; gives
+        how many messages were folded (compaction.py)."""
+        history = self._history(name)
+        if history_chars(history) <= self.compact_above_chars:
+            return 0
+        kept, summary, folded = compact(
+            history, self._summaries.get(name, ""),
+            keep_chars=self.keep_recent_chars, summary_chars=self.summary_max_chars)
+        if folded:
+            self._histories[name] = kept
+            self._summaries[name] = summary
+            self._trace(name, {"type": "compacted", "messages_folded": folded,
+                               "chars_before": history_chars(history),
+                               "chars_after": history_chars(kept)})
+        return folded
 
     def _history(self, name: str) -> list[h.Message]:
         found = self._histories.get(name)
@@ -155,6 +187,8 @@ class ClaudeTurn:
         self.opening: tuple[int, h.Message | None] = (len(history), None)
         """What adding the perception did (history.add_user_text), to take it back."""
         self.requests: list[dict[str, Any]] = []
+        self.folded = 0
+        """Messages folded into the summary as this turn began."""
         self.stop: str | None = None
         self.ended = ""
         mind._trace(start.agent, {"type": "turn_start", "tick": start.tick,
@@ -183,8 +217,11 @@ class ClaudeTurn:
         })
 
     def record(self) -> Mapping[str, Any]:
-        return {"mind": "claude", "model": self.profile.model, "stop": self.stop,
-                "requests": self.requests, "messages": self.history[self.first:]}
+        record = {"mind": "claude", "model": self.profile.model, "stop": self.stop,
+                  "requests": self.requests, "messages": self.history[self.first:]}
+        if self.folded:
+            record["folded"] = self.folded
+        return record
 
     # ------------------------------------------------------------------ one request
 

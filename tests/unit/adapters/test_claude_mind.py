@@ -279,3 +279,30 @@ def test_an_agent_without_a_profile_is_refused_clearly():
 
 def test_the_client_is_the_real_sdk():
     assert isinstance(make_mind(ScriptedApi()).client, anthropic.AsyncAnthropic)
+
+
+async def test_a_request_that_times_out_is_a_clear_error():
+    import httpx2
+    api = ScriptedApi([httpx2.ReadTimeout("too slow")])
+    log = await turn(make_mind(api), World())
+    assert log.ended == MIND_ERROR and "timed out" in (log.error or "")
+
+
+async def test_a_trace_follows_the_turn_in_order():
+    records: list[tuple[str, dict]] = []
+    api = ScriptedApi([reply(tool_use("walk", direction="north")), reply(text("Done."))])
+    mind = make_mind(api, trace=lambda agent, record: records.append((agent, dict(record))))
+    await turn(mind, World())
+    assert [r["type"] for _, r in records] == [
+        "turn_start", "request", "tool_call", "tool_result", "request", "turn_end"]
+    assert {a for a, _ in records} == {"Ember"}
+    assert records[1][1]["usage"]["input"] == 100 and records[-1][1]["ended"] == ENDED
+
+
+async def test_a_failing_trace_never_stops_a_turn():
+    def broken(agent: str, record: dict) -> None:
+        raise OSError("disk full")
+
+    api = ScriptedApi([reply(text("Fine."))])
+    log = await turn(make_mind(api, trace=broken), World())
+    assert log.ended == ENDED and log.error is None

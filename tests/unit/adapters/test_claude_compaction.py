@@ -1,0 +1,114 @@
+"""Compaction: the oldest whole turns fold into a bounded summary; nothing sent grows forever."""
+
+from __future__ import annotations
+
+import json
+
+from adapters.claude_mind import ClaudeMind, ClaudeProfile
+from adapters.claude_mind.compaction import SUMMARY_HEAD, compact, history_chars
+from core.actions import ActionResult
+from core.perception import Perception
+from core.terrain import Terrain, Weather
+from core.types import AgentName, Position
+from services.mind import ToolCall, TurnStart
+from services.tool_specs import tool_specs
+from services.turn_loop import run_turn
+from tests.fake_anthropic import ScriptedApi, reply, text, tool_use
+
+EMBER = AgentName("Ember")
+
+
+def turn_messages(n: int) -> list[dict]:
+    """One whole turn: perception, a call, its result, a closing word."""
+    return [
+        {"role": "user",
+         "content": [text(f"It is day 1, tick {n}.\nGrass all around " + "·" * 200)]},
+        {"role": "assistant", "content": [text(f"Walking on, turn {n}."),
+                                          tool_use("walk", f"t{n}", direction="north")]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}",
+                                      "content": f"you walk north ({n})"}]},
+        {"role": "assistant", "content": [text(f"Done with {n}.")]},
+    ]
+
+
+def life(turns: int) -> list[dict]:
+    return [m for n in range(turns) for m in turn_messages(n)]
+
+
+def test_the_oldest_whole_turns_fold_into_a_summary_that_opens_the_first_kept_message():
+    history = life(30)
+    kept, summary, folded = compact(history, "", keep_chars=3_000, summary_chars=50_000)
+    assert folded > 0 and folded % 4 == 0  # whole turns only
+    assert kept[1:] == history[folded + 1:]
+    first = kept[0]
+    assert first["role"] == "user" and first["content"][0]["text"].startswith(SUMMARY_HEAD)
+    assert first["content"][1:] == history[folded]["content"]
+    assert [m["role"] for m in kept] == ["user", "assistant"] * (len(kept) // 2)
+    assert "* It is day 1, tick 0." in summary and "you tried walk" in summary
+    assert "-> you walk north (0)" in summary
+    assert history_chars(kept) < 3_000 + len(summary) + history_chars(turn_messages(0)) + 500
+
+
+def test_a_second_compaction_extends_the_summary_without_nesting_it():
+    kept, summary, _ = compact(life(30), "", keep_chars=3_000, summary_chars=50_000)
+    kept = kept + [m for n in range(30, 60) for m in turn_messages(n)]
+    again, summary2, folded = compact(kept, summary, keep_chars=3_000, summary_chars=50_000)
+    assert folded > 0 and summary2.startswith(summary)
+    assert "tick 45" in summary2 and SUMMARY_HEAD not in summary2
+    heads = [b for m in again for b in m["content"]
+             if b.get("type") == "text" and b["text"].startswith(SUMMARY_HEAD)]
+    assert len(heads) == 1
+
+
+def test_the_summary_keeps_its_newest_lines_within_its_limit():
+    _, summary, _ = compact(life(100), "", keep_chars=2_000, summary_chars=1_500)
+    assert len(summary) <= 1_500
+    assert "tick 0." not in summary and "tick 9" in summary
+
+
+def test_a_history_within_the_limit_is_left_alone():
+    history = life(3)
+    assert compact(history, "s", keep_chars=100_000, summary_chars=1_000) == (history, "s", 0)
+
+
+def _perception(tick: int) -> Perception:
+    return Perception(
+        agent=EMBER, tick=tick, position=Position(5, 5), time_text=f"day 1, tick {tick}",
+        period="morning", weather=Weather.CLEAR, vision_radius=3, grid_view="· @ ·",
+        narrative="Grass all around you. " * 20, inventory_text="You carry nothing.",
+        journey_text=None, visible_agents_text="", conversation_text=None,
+        invitation_text=None, cells=(), agents=(), landmarks=(), objects=(), inventory=(),
+        standing_on=Terrain.GRASS, inside_structure=False, on_journey=False,
+        in_conversation_with=(), pending_invitation_from=None,
+    )
+
+
+async def test_requests_stop_growing_once_compaction_starts():
+    def model(body: dict) -> dict:
+        if body["messages"][-1]["content"][-1]["type"] == "text":
+            return reply(text("On."), tool_use("walk", direction="north"))
+        return reply(text("Rest."))
+
+    api = ScriptedApi(otherwise=model)
+    mind = ClaudeMind(api.client(), {"Ember": ClaudeProfile("m", "You are curious.")},
+                      compact_above_chars=12_000, keep_recent_chars=4_000,
+                      summary_max_chars=2_000)
+
+    async def execute(call: ToolCall) -> ActionResult:
+        return ActionResult.ok("you walk north")
+
+    async def narrate(result: ActionResult, call: ToolCall) -> str:
+        return "The grass bends under your feet; you walk north one step."
+
+    records = []
+    for tick in range(150):
+        log = await run_turn(mind, TurnStart(EMBER, tick, _perception(tick), tool_specs(), 8),
+                             execute, narrate)
+        records.append(log.record)
+    sizes = [len(json.dumps(b["messages"])) for b in api.requests[::2]]
+    assert sizes[10] > 5 * sizes[0]  # it grew at first...
+    assert max(sizes[75:]) <= max(sizes[25:75]) + 2_000  # ...then stopped growing
+    assert max(sizes) < 12_000 + 5_000
+    assert sum(1 for r in records if r.get("folded")) >= 3
+    state = mind.get_state(EMBER)
+    assert state["summary"] and state["messages"][0]["content"][0]["text"].startswith(SUMMARY_HEAD)
