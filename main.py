@@ -30,7 +30,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,12 +38,14 @@ from adapters.mind_choice import CLAUDE, MIND_CHOICES, MindChoiceError, mind_kin
 from adapters.offline_mind import OfflineMind
 from config import ConfigError, HearthConfig, RuntimeEnv, load_config
 from core.agent import Agent
+from core.spend import Price
 from engine import HearthEngine
 from generation import estimate_memory
 from logging_config import setup_logging
 from observe.console import RunSummary, tick_json, tick_lines
 from observe.progress import creation_progress
 from observe.worldmap import render_terminal_map, supports_color, write_png
+from services.budget import Budgets, SpendMeter, UnpricedModel, requests_in_record
 from services.status import WorldStatus, world_status
 from services.world_setup import NewWorld, WorldSetupError, plan_world, write_world
 from services.world_view import world_picture
@@ -57,7 +59,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("hearth")
 
 PROJECT_DIR = Path(__file__).resolve().parent
-EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_BUDGET, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 MIN_SIDE = 10
 """The smallest world side: room for a lake, a wood and a few agents."""
 
@@ -221,6 +223,15 @@ def format_status(status: WorldStatus) -> str:
                                          times.phases_ms.items()) + "  (ms per phase)")
     if status.unfinished_tick is not None:
         lines.append(f"  tick {status.unfinished_tick} was interrupted; the next run finishes it")
+    if status.spend:
+        lines.append(f"  language-model spend so far: ${status.spend_usd:.4f}")
+        for a in status.spend:
+            unpriced = (f"  ({a.unpriced_requests} through a model with no price)"
+                        if a.unpriced_requests else "")
+            lines.append(
+                f"    {a.name:<12} ${a.usd:.4f}  {a.requests} requests  tokens: "
+                f"{a.input_tokens:,} in, {a.output_tokens:,} out, {a.cache_write_tokens:,} "
+                f"cache write, {a.cache_read_tokens:,} cache read{unpriced}")
     return "\n".join(lines)
 
 
@@ -236,7 +247,7 @@ async def show_status(env: RuntimeEnv, config: HearthConfig, as_json: bool) -> i
             print(message)
         return EXIT_RUNTIME
     async with Storage(env.data_dir, create=False, read_only=True) as storage:
-        status = await world_status(storage, config.settings.time)
+        status = await world_status(storage, config.settings.time, _prices(config))
     print(json.dumps(status.to_dict(), indent=2) if as_json else format_status(status))
     return EXIT_OK if status.initialised else EXIT_RUNTIME
 
@@ -425,8 +436,17 @@ async def run_world(
         residents = await storage.agents.get_all_agents()
         kinds = _choose_minds([a.name for a in residents], config, mind, env)
         offline = OfflineMind(state.seed, {a.name: a.personality for a in residents})
-        claude = _claude_mind([a for a in residents if kinds[a.name] == CLAUDE], config, env,
-                              storage)
+        speakers = [a for a in residents if kinds[a.name] == CLAUDE]
+        meter = await _spend_meter(speakers, config, storage, state.tick)
+        budget: list[str] = []  # which budget stopped the run, in words
+        engine: HearthEngine | None = None
+
+        def on_budget(reached: str) -> None:
+            budget.append(reached)
+            if engine is not None:
+                engine.request_stop()
+
+        claude = _claude_mind(speakers, config, env, storage, meter, on_budget)
         engine = HearthEngine(
             storage, config, mind=offline, agents_dir=env.agents_dir,
             minds={n: claude for n, kind in kinds.items() if kind == CLAUDE and claude},
@@ -461,10 +481,24 @@ async def run_world(
                 await claude.client.close()
         for line in summary.lines():
             print(line, file=notes)
+        if claude is not None:
+            print(f"language-model spend this run: ${meter.run:.4f} "
+                  f"({meter.usage.input:,} tokens in, {meter.usage.output:,} out, "
+                  f"{meter.usage.cache_read:,} read from cache)", file=notes)
+        if budget:
+            print(f"Stopped at tick {engine.tick}: {budget[0]}. Everything done so far is "
+                  "saved; raise the budget in settings.yaml (claude.budgets) to go on.",
+                  file=notes)
+            return EXIT_BUDGET
         if engine.stop_requested:
             print(f"Stopped at tick {engine.tick}; everything done so far is saved.", file=notes)
             return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def _prices(config: HearthConfig) -> dict[str, Price]:
+    return {model: Price(p.input, p.output, p.cache_write, p.cache_read)
+            for model, p in config.settings.claude.prices.items()}
 
 
 def _choose_minds(
@@ -477,8 +511,33 @@ def _choose_minds(
         raise CliError(str(exc), EXIT_USAGE) from None
 
 
+async def _spend_meter(
+    residents: list[Agent], config: HearthConfig, storage: Storage, tick: int
+) -> SpendMeter:
+    """This run's meter: the price table, the budgets, and what today already cost.
+
+    A model with no price is refused here, before anything runs."""
+    ticks_per_day = config.settings.time.ticks_per_day
+    budgets = config.settings.claude.budgets
+    day_start = tick - tick % ticks_per_day
+    earlier = []
+    for at, agent, record in await storage.engine.records_of_mind("claude", day_start):
+        model, requests = requests_in_record(record)
+        earlier += [(agent, at, model, usage) for usage in requests]
+    meter = SpendMeter(
+        _prices(config),
+        Budgets(budgets.per_run, budgets.per_agent_per_day, budgets.per_tick),
+        ticks_per_day, earlier, now=tick)
+    try:
+        meter.check_models(a.model_id for a in residents)
+    except UnpricedModel as exc:
+        raise CliError(f"config error: {exc}", EXIT_USAGE) from None
+    return meter
+
+
 def _claude_mind(
-    residents: list[Agent], config: HearthConfig, env: RuntimeEnv, storage: Storage
+    residents: list[Agent], config: HearthConfig, env: RuntimeEnv, storage: Storage,
+    meter: SpendMeter, on_budget: Callable[[str], None],
 ) -> ClaudeMind | None:
     """One Claude mind for every agent Claude speaks for (None if there are none).
 
@@ -497,7 +556,8 @@ def _claude_mind(
                       trace=storage.traces.write_now,
                       compact_above_chars=settings.compact_above_chars,
                       keep_recent_chars=settings.keep_recent_chars,
-                      summary_max_chars=settings.summary_max_chars)
+                      summary_max_chars=settings.summary_max_chars,
+                      meter=meter, on_budget=on_budget)
 
 
 async def run(args: argparse.Namespace) -> int:

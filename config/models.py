@@ -146,6 +146,32 @@ class StorageSettings(_Model):
     snapshots_keep: StrictInt = Field(5, ge=1)
 
 
+class ModelPrice(_Model):
+    """US dollars per million tokens, as Anthropic publishes them."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_write: float = Field(ge=0)
+    cache_read: float = Field(ge=0)
+
+
+def _default_prices() -> dict[str, ModelPrice]:
+    def price(i: float, o: float) -> ModelPrice:  # cache writes 1.25x input, reads 0.1x
+        return ModelPrice(input=i, output=o, cache_write=i * 1.25, cache_read=i / 10)
+    return {"claude-opus-4-5": price(5, 25), "claude-opus-4-1": price(15, 75),
+            "claude-sonnet-4-5": price(3, 15), "claude-sonnet-4": price(3, 15),
+            "claude-haiku-4-5": price(1, 5)}
+
+
+class BudgetSettings(_Model):
+    """Hard limits on spend, in US dollars (null: no limit). Reaching one stops the run."""
+
+    per_run: float | None = Field(None, gt=0)
+    per_agent_per_day: float | None = Field(None, gt=0)
+    """What one agent may cost in one in-world day, over however many runs."""
+    per_tick: float | None = Field(None, gt=0)
+
+
 class ClaudeSettings(_Model):
     """How Claude minds call the API (issue 6)."""
 
@@ -162,6 +188,9 @@ class ClaudeSettings(_Model):
     """About how much of the newest history stays word for word after compaction."""
     summary_max_chars: StrictInt = Field(8_000, ge=500)
     """The longest the summary of older turns may grow (its oldest lines go first)."""
+    prices: dict[str, ModelPrice] = Field(default_factory=_default_prices)
+    """Per model id; a model Claude speaks through must have one (spend is always known)."""
+    budgets: BudgetSettings = Field(default_factory=BudgetSettings)
 
     @model_validator(mode="after")
     def _keep_less_than_limit(self) -> ClaudeSettings:

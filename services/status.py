@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -9,7 +10,9 @@ import numpy as np
 
 from config.models import TimeSettings
 from core.clock import time_of_day
+from core.spend import Price, Usage, cost
 from core.terrain import TERRAIN_ORDER
+from services.budget import requests_in_record
 from services.world_view import terrain_codes
 from storage import LATEST_VERSION, Storage
 
@@ -31,6 +34,21 @@ class LandmarkSummary:
     name: str
     x: int
     y: int
+
+
+@dataclass(frozen=True)
+class AgentSpend:
+    """What the language-model calls made for one agent have cost, over the world's life."""
+
+    name: str
+    usd: float
+    requests: int
+    input_tokens: int
+    output_tokens: int
+    cache_write_tokens: int
+    cache_read_tokens: int
+    unpriced_requests: int = 0
+    """Requests through a model with no price in settings.yaml (not in `usd`)."""
 
 
 @dataclass(frozen=True)
@@ -65,13 +83,23 @@ class WorldStatus:
     tick_times: TickTimes | None = None
     unfinished_tick: int | None = None
     """A tick a stopped or crashed run left open (the next run finishes it)."""
+    spend: list[AgentSpend] = field(default_factory=list)
+    """Per agent Claude spoke for; empty when none ever did."""
+
+    @property
+    def spend_usd(self) -> float:
+        return sum(s.usd for s in self.spend)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-async def world_status(storage: Storage, clock: TimeSettings | None = None) -> WorldStatus:
-    """Everything `--status` shows; `clock` (settings.time) names the time of day."""
+async def world_status(
+    storage: Storage, clock: TimeSettings | None = None,
+    prices: Mapping[str, Price] | None = None,
+) -> WorldStatus:
+    """Everything `--status` shows; `clock` (settings.time) names the time of day, and
+    `prices` (settings.yaml claude.prices) turn recorded token counts into dollars."""
     clock = clock or TimeSettings()
     state = await storage.world.get_world_state()
     shares: dict[str, float] = {}
@@ -92,7 +120,9 @@ async def world_status(storage: Storage, clock: TimeSettings | None = None) -> W
     counts_extra: dict[str, int] = {}
     times = None
     unfinished = None
+    spend: list[AgentSpend] = []
     if engine_records:
+        spend = _spend(await storage.engine.records_of_mind("claude"), prices or {})
         counts_extra = {"turns": await storage.engine.count_turns(),
                         "events": await storage.engine.count_events()}
         times = _tick_times(await storage.engine.recent_metrics(RECENT_TICKS))
@@ -142,6 +172,7 @@ async def world_status(storage: Storage, clock: TimeSettings | None = None) -> W
         ],
         tick_times=times,
         unfinished_tick=unfinished,
+        spend=spend,
     )
 
 
@@ -162,3 +193,24 @@ def _tick_times(metrics) -> TickTimes | None:
         max_ms=round(max(m.duration_ms for m in metrics), 3),
         phases_ms={name: round(sum(v) / len(v), 3) for name, v in phases.items()},
     )
+
+
+def _spend(records: list[tuple[int, str, str]], prices: Mapping[str, Price]) -> list[AgentSpend]:
+    """Sum each agent's requests as stored in its Claude turns' records."""
+    usd: dict[str, float] = {}
+    used: dict[str, Usage] = {}
+    asked: dict[str, int] = {}
+    unpriced: dict[str, int] = {}
+    for _tick, agent, record in records:
+        model, requests = requests_in_record(record)
+        price = prices.get(model)
+        for usage in requests:
+            used[agent] = used.get(agent, Usage()) + usage
+            asked[agent] = asked.get(agent, 0) + 1
+            if price is None:
+                unpriced[agent] = unpriced.get(agent, 0) + 1
+            else:
+                usd[agent] = usd.get(agent, 0.0) + cost(usage, price)
+    return [AgentSpend(name, round(usd.get(name, 0.0), 6), asked[name], u.input, u.output,
+                       u.cache_write, u.cache_read, unpriced.get(name, 0))
+            for name, u in sorted(used.items())]

@@ -35,7 +35,9 @@ import anthropic
 from adapters.claude_mind import history as h
 from adapters.claude_mind.compaction import compact, history_chars
 from adapters.claude_mind.prompt import system_blocks, tool_params
+from core.spend import Usage
 from core.types import AgentName
+from services.budget import SpendMeter
 from services.mind import ToolCall, ToolOutcome, ToolSpec, TurnStart
 
 log = logging.getLogger("hearth.claude")
@@ -76,6 +78,8 @@ class ClaudeMind:
         compact_above_chars: int = 120_000,
         keep_recent_chars: int = 40_000,
         summary_max_chars: int = 8_000,
+        meter: SpendMeter | None = None,
+        on_budget: Callable[[str], None] | None = None,
     ) -> None:
         self.client = client
         self.profiles = dict(profiles)
@@ -84,6 +88,11 @@ class ClaudeMind:
         self.compact_above_chars = compact_above_chars
         self.keep_recent_chars = keep_recent_chars
         self.summary_max_chars = summary_max_chars
+        self.meter = meter
+        """Counts spend and knows the budgets (services/budget.py); None: no accounting."""
+        self.on_budget = on_budget
+        """Told once, in words, when a budget is reached (the run stops on it)."""
+        self._told = False
         self._histories: dict[str, list[h.Message]] = {}
         self._summaries: dict[str, str] = {}
         self._systems: dict[str, list[dict[str, Any]]] = {}
@@ -125,6 +134,16 @@ class ClaudeMind:
         self._summaries[agent] = summary if isinstance(summary, str) else ""
 
     # ------------------------------------------------------------------ parts
+
+    def budget_reached(self) -> str | None:
+        """Which budget is reached, if one is; the first time, `on_budget` hears of it."""
+        reached = self.meter.reached() if self.meter is not None else None
+        if reached is not None and not self._told:
+            self._told = True
+            log.warning("stopping: %s", reached)
+            if self.on_budget is not None:
+                self.on_budget(reached)
+        return reached
 
     def _compact(self, name: str) -> int:
         """Fold the oldest turns into the summary if the history has grown too big; gives
@@ -197,6 +216,9 @@ class ClaudeTurn:
     async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
         if self.stop is not None and self.stop != "tool_use":
             return ()  # the model already ended the turn
+        if self.mind.budget_reached() is not None:
+            self.stop = "budget"  # nothing more is sent; open calls are answered at finish
+            return ()
         first = not self.requests
         if first:
             h.close_open_calls(self.history)  # a history restored in mid-exchange
@@ -244,7 +266,12 @@ class ClaudeTurn:
             self.requests.append({"error": cause, "ms": _ms(started)})
             self.mind._trace(agent, {"type": "request_failed", "tick": tick, "error": cause})
             raise ClaudeMindError(cause) from None
-        summary = {"stop": reply.stop_reason, "usage": _usage(reply.usage), "ms": _ms(started)}
+        summary: dict[str, Any] = {"stop": reply.stop_reason, "usage": _usage(reply.usage),
+                                   "ms": _ms(started)}
+        meter = self.mind.meter
+        if meter is not None:
+            summary["usd"] = round(meter.add(agent, tick, self.profile.model,
+                                             Usage.of(summary["usage"])), 6)
         self.requests.append(summary)
         self.mind._trace(agent, {"type": "request", "tick": tick, **summary})
         return reply

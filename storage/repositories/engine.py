@@ -129,6 +129,13 @@ class EngineRepository(Repository):
         )
         return [TurnRow(*r) for r in rows]
 
+    async def records_of_mind(self, mind: str, since_tick: int = 0) -> list[tuple[int, str, str]]:
+        """(tick, agent, record JSON) of every turn taken by minds of this kind since a tick."""
+        rows = await self.db.fetchall(
+            "SELECT tick, agent, record FROM turns WHERE mind = ? AND tick >= ? "
+            "ORDER BY tick, agent", (mind, since_tick))
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
     async def count_turns(self) -> int:
         return await self._count("turns")
 

@@ -122,3 +122,52 @@ def test_auto_without_a_key_lives_offline(tmp_path: Path) -> None:
 def test_mind_goes_with_run(tmp_path: Path) -> None:
     run = _hearth(tmp_path, "--status", "--mind", "offline")
     assert run.returncode == 2 and "--mind goes with --run" in run.stderr
+
+
+def test_a_budget_stops_the_run_cleanly_and_status_shows_the_spend(
+    tmp_path: Path, api: str
+) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    for source in (PROJECT / "config").glob("*.yaml"):
+        (config / source.name).write_text(source.read_text())
+    settings = config / "settings.yaml"
+    settings.write_text(settings.read_text().replace("    per_run: null", "    per_run: 0.02"))
+    made = _hearth(tmp_path, "--config-dir", str(config), "--init", "--seed", "5",
+                   "--size", "48x40")
+    assert made.returncode == 0, made.stderr
+
+    run = _hearth(tmp_path, "--config-dir", str(config), "--run", "50", "--mind", "claude",
+                  ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api)
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "the per-run budget of $0.02 is reached" in run.stdout
+    assert "Everything done so far is saved" in run.stdout
+    asked = len(_Api.bodies)
+    # Each request here costs about half a cent: the run stops within a few of the limit.
+    assert 3 <= asked <= 8
+
+    status = _hearth(tmp_path, "--config-dir", str(config), "--status", "--json")
+    spend = json.loads(status.stdout)["spend"]
+    assert sum(a["requests"] for a in spend) == asked
+    total = sum(a["usd"] for a in spend)
+    assert 0.02 <= total < 0.05
+    text = _hearth(tmp_path, "--config-dir", str(config), "--status").stdout
+    assert "language-model spend so far: $" in text
+
+    again = _hearth(tmp_path, "--config-dir", str(config), "--run", "5", "--mind", "claude",
+                    ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api)
+    assert again.returncode == 3  # a new run has its own budget: it runs until it is reached
+    assert len(_Api.bodies) > asked
+
+
+def test_a_model_without_a_price_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    for source in (PROJECT / "config").glob("*.yaml"):
+        (config / source.name).write_text(source.read_text())
+    agents = config / "agents.yaml"
+    agents.write_text(agents.read_text().replace("claude-haiku-4-5", "claude-mystery-9"))
+    run = _hearth(tmp_path, "--config-dir", str(config), "--run", "1", "--mind", "claude",
+                  ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+    assert run.returncode == 2
+    assert "no price for claude-mystery-9" in run.stderr and "Traceback" not in run.stderr

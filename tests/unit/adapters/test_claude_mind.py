@@ -306,3 +306,26 @@ async def test_a_failing_trace_never_stops_a_turn():
     api = ScriptedApi([reply(text("Fine."))])
     log = await turn(make_mind(api, trace=broken), World())
     assert log.ended == ENDED and log.error is None
+
+
+async def test_once_a_budget_is_reached_nothing_more_is_sent():
+    from core.spend import Price
+    from services.budget import Budgets, SpendMeter
+
+    heard: list[str] = []
+    meter = SpendMeter({"claude-test": Price(3.0, 15.0, 3.75, 0.3)}, Budgets(per_run=0.001), 24)
+    api = ScriptedApi([reply(tool_use("walk", "w1", direction="north"), tool_use("walk", "w2",
+                             direction="east"), input_tokens=400),
+                       reply(text("More?"))])
+    mind = make_mind(api, meter=meter, on_budget=heard.append)
+    world = World()
+    log = await turn(mind, world)
+    assert len(api.requests) == 1  # the reply that crossed the line was the last sent
+    assert [c.name for c in world.calls] == ["walk", "walk"]  # what it asked for still ran
+    assert log.record["stop"] == "budget" and log.record["requests"][0]["usd"] > 0.001
+    assert heard == ["the per-run budget of $0.0010 is reached: $0.0015 spent"]
+    history = mind.get_state(EMBER)["messages"]
+    assert [r["tool_use_id"] for r in history[-1]["content"]] == ["w1", "w2"]
+
+    again = await turn(mind, world, tick=2)  # the next turn sends nothing at all
+    assert len(api.requests) == 1 and again.actions == () and heard == heard[:1]

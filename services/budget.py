@@ -1,0 +1,133 @@
+"""Spend as it happens, against the keeper's hard limits.
+
+    meter = SpendMeter(prices, Budgets(per_run=5.0), ticks_per_day=24)
+    meter.add("Ember", tick, "claude-sonnet-4-5", usage)   # after every request
+    meter.reached()   # None, or which budget is reached and how much was spent
+
+The meter counts this run's spend, each tick's, and each agent's per in-world day
+(seeded with what earlier runs spent on the current day, so a day's limit holds
+across restarts). A mind asks `reached()` before every request and sends nothing
+once a budget is reached; the run then stops after the turns in flight.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from core.spend import Price, Usage, cost
+
+
+def requests_in_record(record_json: str) -> tuple[str, list[Usage]]:
+    """The model and each request's usage kept in a stored turn record of a Claude mind
+    ("", [] when the record holds none, or cannot be read: it is never an error)."""
+    try:
+        mind = json.loads(record_json).get("mind", {})
+        model = mind.get("model", "")
+        requests = mind.get("requests", [])
+        return (model if isinstance(model, str) else "",
+                [Usage.of(r["usage"]) for r in requests
+                 if isinstance(r, Mapping) and isinstance(r.get("usage"), Mapping)])
+    except (ValueError, AttributeError, TypeError):
+        return "", []
+
+
+class UnpricedModel(ValueError):
+    """A model with no price: spend could not be counted, so it is not used."""
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """US dollars; None means no limit."""
+
+    per_run: float | None = None
+    per_agent_per_day: float | None = None
+    per_tick: float | None = None
+
+
+class SpendMeter:
+    def __init__(
+        self,
+        prices: Mapping[str, Price],
+        budgets: Budgets,
+        ticks_per_day: int,
+        earlier: Iterable[tuple[str, int, str, Usage]] = (),
+        now: int | None = None,
+    ) -> None:
+        """`earlier`: (agent, tick, model, usage) of requests made before this run, which
+        count towards each agent's day but not towards this run; `now`, the tick the run
+        starts at: a day's budget already spent is reached from the start."""
+        self.prices = dict(prices)
+        self.budgets = budgets
+        self.ticks_per_day = ticks_per_day
+        self.run = 0.0
+        self.by_agent: dict[str, float] = {}
+        """This run's spend per agent."""
+        self.usage = Usage()
+        """This run's tokens."""
+        self._ticks: dict[int, float] = {}
+        self._days: dict[tuple[str, int], float] = {}
+        self._reached: str | None = None
+        for agent, tick, model, usage in earlier:
+            key = (agent, tick // ticks_per_day)
+            price = self.prices.get(model)
+            if price is not None:  # a model priced no longer is not held against anyone
+                self._days[key] = self._days.get(key, 0.0) + cost(usage, price)
+        limit = budgets.per_agent_per_day
+        if now is not None and limit is not None:
+            for (agent, day), spent in sorted(self._days.items()):
+                if day == now // ticks_per_day and spent >= limit:
+                    self._reached = (f"{agent}'s budget of {_usd(limit)} for day {day + 1} is "
+                                     f"reached: {_usd(spent)} spent that day")
+                    break
+
+    def check_models(self, models: Iterable[str]) -> None:
+        """Refuse, before anything runs, models the price table does not know."""
+        missing = sorted(set(models) - set(self.prices))
+        if missing:
+            raise UnpricedModel(
+                f"no price for {', '.join(missing)} in settings.yaml (claude.prices); "
+                "add one so spend can be counted and budgets kept")
+
+    def cost(self, model: str, usage: Usage) -> float:
+        price = self.prices.get(model)
+        if price is None:
+            raise UnpricedModel(f"no price for {model} in settings.yaml (claude.prices)")
+        return cost(usage, price)
+
+    def add(self, agent: str, tick: int, model: str, usage: Usage) -> float:
+        """Count one request; gives its cost."""
+        spent = self.cost(model, usage)
+        self.run += spent
+        self.usage = self.usage + usage
+        self.by_agent[agent] = self.by_agent.get(agent, 0.0) + spent
+        self._ticks[tick] = self._ticks.get(tick, 0.0) + spent
+        key = (agent, tick // self.ticks_per_day)
+        self._days[key] = self._days.get(key, 0.0) + spent
+        if self._reached is None:
+            self._reached = self._first_reached(agent, tick)
+        return spent
+
+    def reached(self) -> str | None:
+        """The first budget reached this run, in words with the spend; None while none is."""
+        return self._reached
+
+    def _first_reached(self, agent: str, tick: int) -> str | None:
+        b = self.budgets
+        if b.per_run is not None and self.run >= b.per_run:
+            return f"the per-run budget of {_usd(b.per_run)} is reached: {_usd(self.run)} spent"
+        if b.per_tick is not None and self._ticks[tick] >= b.per_tick:
+            return (f"the per-tick budget of {_usd(b.per_tick)} is reached at tick {tick}: "
+                    f"{_usd(self._ticks[tick])} spent in it")
+        day = tick // self.ticks_per_day
+        spent = self._days[(agent, day)]
+        if b.per_agent_per_day is not None and spent >= b.per_agent_per_day:
+            return (f"{agent}'s budget of {_usd(b.per_agent_per_day)} for day {day + 1} is "
+                    f"reached: {_usd(spent)} spent that day")
+        return None
+
+
+def _usd(amount: float) -> str:
+    """Dollars as people read them: cents, or four places below a cent."""
+    return f"${amount:,.2f}" if amount >= 0.01 else f"${amount:.4f}"
