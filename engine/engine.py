@@ -25,6 +25,7 @@ from adapters.agent_files import AgentFiles
 from adapters.file_tools import FILE_TOOL_SPECS, FILE_TOOLS, run_file_tool
 from adapters.file_undo import CHANGING_TOOLS, FileUndoLog
 from adapters.perception import PerceptionBuilder
+from adapters.recall_tool import RECALL_SPEC, RECALL_TOOLS, run_recall
 from config import HearthConfig
 from core.actions import ActionResult
 from core.types import AgentName
@@ -87,7 +88,7 @@ class HearthEngine:
         self._narrate_now = getattr(self.narrator, "narrate_now", None)
         """The narrator's synchronous form, if it has one: one coroutine less a call."""
         self.homes = AgentHomes(agents_dir) if agents_dir is not None else None
-        self.tools = tool_specs() + FILE_TOOL_SPECS
+        self.tools = tool_specs() + FILE_TOOL_SPECS + (RECALL_SPEC,)
         self.stop_requested = False
         self.resumed_tick: int | None = None
         self._files: dict[str, AgentFiles] = {}
@@ -260,6 +261,9 @@ class HearthEngine:
         )
 
     async def _execute(self, name: AgentName, tick: int, call: ToolCall) -> ActionResult:
+        if call.name in RECALL_TOOLS:
+            return await run_recall(self.storage, name, tick, call.arguments,
+                                    lambda at: str(self.sim.world.time_of_day(at)))
         if call.name in FILE_TOOLS:
             if self.homes is None:
                 return ActionResult.fail("you have no home folder in this world")
@@ -274,7 +278,7 @@ class HearthEngine:
     async def _narrate(
         self, name: AgentName, tick: int, result: ActionResult, call: ToolCall
     ) -> str:
-        if call.name in FILE_TOOLS:
+        if call.name in FILE_TOOLS or call.name in RECALL_TOOLS:
             return result.message
         world = self.sim.world
         agent = self.sim.agents.get_agent(name)

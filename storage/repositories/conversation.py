@@ -185,6 +185,17 @@ class ConversationRepository(Repository):
             for i, c, s, m, t in rows
         ]
 
+    async def lines_with(self, agent: str, limit: int = 2000) -> list[tuple[int, str, str]]:
+        """(tick, speaker, message) said in conversations `agent` took part in, while it
+        was there, newest first."""
+        rows = await self.db.fetchall(
+            "SELECT t.tick, t.speaker, t.message FROM conversation_turns t "
+            "JOIN conversation_participants p ON p.conversation_id = t.conversation_id "
+            "WHERE p.agent_name = ? AND t.tick >= p.joined_tick "
+            "AND (p.left_tick IS NULL OR t.tick <= p.left_tick) "
+            "ORDER BY t.id DESC LIMIT ?", (agent, limit))
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
     async def last_turn_id_by(self, conv_id: ConversationId, speaker: AgentName) -> int:
         """The id of the speaker's last turn in the conversation (0 if none)."""
         row = await self.db.fetchone(
