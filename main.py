@@ -55,6 +55,7 @@ from storage.homes import AgentHomes
 
 if TYPE_CHECKING:
     from adapters.claude_mind import ClaudeMind
+    from adapters.claude_mind.narrator import ModelNarrator
 
 log = logging.getLogger("hearth")
 
@@ -447,9 +448,11 @@ async def run_world(
                 engine.request_stop()
 
         claude = _claude_mind(speakers, config, env, storage, meter, on_budget)
+        narrator = _model_narrator(claude, config, speakers, meter)
         engine = HearthEngine(
             storage, config, mind=offline, agents_dir=env.agents_dir,
             minds={n: claude for n, kind in kinds.items() if kind == CLAUDE and claude},
+            narrator=narrator, scene_narrator=narrator,
         )
         await engine.initialize()
         progress = await storage.engine.get_progress()
@@ -522,14 +525,15 @@ async def _spend_meter(
     day_start = tick - tick % ticks_per_day
     earlier = []
     for at, agent, record in await storage.engine.records_of_mind("claude", day_start):
-        model, requests = requests_in_record(record)
-        earlier += [(agent, at, model, usage) for usage in requests]
+        earlier += [(agent, at, model, usage) for model, usage in requests_in_record(record)]
     meter = SpendMeter(
         _prices(config),
         Budgets(budgets.per_run, budgets.per_agent_per_day, budgets.per_tick),
         ticks_per_day, earlier, now=tick)
+    narrator = config.settings.claude.narrator_model
     try:
-        meter.check_models(a.model_id for a in residents)
+        meter.check_models([a.model_id for a in residents]
+                           + ([narrator] if narrator and residents else []))
     except UnpricedModel as exc:
         raise CliError(f"config error: {exc}", EXIT_USAGE) from None
     return meter
@@ -558,6 +562,19 @@ def _claude_mind(
                       keep_recent_chars=settings.keep_recent_chars,
                       summary_max_chars=settings.summary_max_chars,
                       meter=meter, on_budget=on_budget)
+
+
+def _model_narrator(
+    claude: ClaudeMind | None, config: HearthConfig, speakers: list[Agent], meter: SpendMeter,
+) -> ModelNarrator | None:
+    """The small model's narrator for Claude's agents, sharing the mind's client and meter."""
+    model = config.settings.claude.narrator_model
+    if claude is None or not model:
+        return None
+    from adapters.claude_mind.narrator import ModelNarrator
+
+    return ModelNarrator(claude.client, model, speakers=[a.name for a in speakers],
+                         meter=meter)
 
 
 async def run(args: argparse.Namespace) -> int:

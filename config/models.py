@@ -188,6 +188,9 @@ class ClaudeSettings(_Model):
     """About how much of the newest history stays word for word after compaction."""
     summary_max_chars: StrictInt = Field(8_000, ge=500)
     """The longest the summary of older turns may grow (its oldest lines go first)."""
+    narrator_model: str | None = Field("claude-haiku-4-5", min_length=1)
+    """The small model that retells actions and sights for agents Claude speaks for;
+    null keeps the templates (free, and what offline agents always get)."""
     prices: dict[str, ModelPrice] = Field(default_factory=_default_prices)
     """Per model id; a model Claude speaks through must have one (spend is always known)."""
     budgets: BudgetSettings = Field(default_factory=BudgetSettings)

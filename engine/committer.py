@@ -61,10 +61,12 @@ def canonical_json(value: object) -> str:
 
 
 def turn_record_json(
-    actions: Sequence[ActionRecord], mind: Mapping[str, object], error: str | None
+    actions: Sequence[ActionRecord], mind: Mapping[str, object], error: str | None,
+    narration: Mapping[str, object] | None = None,
 ) -> str:
-    """`canonical_json` of a turn's record ({"actions": [...], "error": ..., "mind": {...}}),
-    with the fixed keys spelled out in sorted order; one per turn, so it counts.
+    """`canonical_json` of a turn's record ({"actions": [...], "error": ..., "mind": {...},
+    "narration": {...}}), with the fixed keys spelled out in sorted order; one per turn,
+    so it counts. `narration` is what a model narrator spent on this turn, if anything.
 
     Only the arguments and the mind's own record go through the encoder. Anything
     the direct spelling cannot take (a tool name that is not text, say) falls back
@@ -85,12 +87,15 @@ def turn_record_json(
         head = f'{{"actions":[{",".join(parts)}]'
         if error:
             head += f',"error":{_quote(error)}'
-        return f'{head},"mind":{canonical_json(dict(mind))}}}'
+        tail = f',"narration":{canonical_json(dict(narration))}' if narration else ""
+        return f'{head},"mind":{canonical_json(dict(mind))}{tail}}}'
     except (TypeError, ValueError):
         record: dict[str, object] = {"actions": [a.to_json() for a in actions],
                                      "mind": dict(mind)}
         if error:
             record["error"] = error
+        if narration:
+            record["narration"] = dict(narration)
         try:
             return canonical_json(record)
         except (TypeError, ValueError) as exc:  # a mind's record JSON cannot hold

@@ -15,6 +15,7 @@ turn written atomically by the committer, and the commit phase closes the tick
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import time
@@ -51,7 +52,7 @@ from engine.phases import (
 from engine.pipeline import TickPipeline
 from services.changes import ChangeSet, collecting
 from services.mind import Mind, ToolCall, TurnStart
-from services.narrator import NarrationContext, Narrator, TemplateNarrator
+from services.narrator import NarrationContext, Narrator, SceneNarrator, TemplateNarrator
 from services.persistence import capture
 from services.scheduler import Scheduler
 from services.simulation import Simulation, load_simulation
@@ -79,6 +80,7 @@ class HearthEngine:
         minds: Mapping[str, Mind] | None = None,
         narrator: Narrator | None = None,
         agents_dir: Path | None = None,
+        scene_narrator: SceneNarrator | None = None,
     ) -> None:
         self.storage = storage
         self.config = config
@@ -86,6 +88,10 @@ class HearthEngine:
         self.minds = dict(minds or {})
         self.narrator: Narrator = narrator or TemplateNarrator()
         self._narrate_now = getattr(self.narrator, "narrate_now", None)
+        self._take_narration = getattr(self.narrator, "take_spend", None)
+        """A model narrator's spend on a turn, to keep in the turn's record."""
+        self.scene_narrator = scene_narrator
+        """Retells a perception's narrative for minds that read it (None: the template's)."""
         """The narrator's synchronous form, if it has one: one coroutine less a call."""
         self.homes = AgentHomes(agents_dir) if agents_dir is not None else None
         self.tools = tool_specs() + FILE_TOOL_SPECS + (RECALL_SPEC,)
@@ -236,7 +242,9 @@ class HearthEngine:
         self.committer.add(TurnWrite(
             cap, event_rows(log.events),
             TurnRow(tick, name, mind.kind, len(log.actions), log.ended,
-                    turn_record_json(log.actions, log.record, log.error)),
+                    turn_record_json(log.actions, log.record, log.error,
+                                     self._take_narration(name)
+                                     if self._take_narration is not None else None)),
             None if unchanged else MindRow(name, mind.kind, state_text, tick),
         ))
         return TurnResult(
@@ -250,6 +258,10 @@ class HearthEngine:
             agent = sim.agents.require(name)
             sim.agents.write_status(name, status_text(agent, sim.world.state, self.config))
         perception = self.perception_builder.build(name, tick, text=reads_text)
+        if reads_text and self.scene_narrator is not None:
+            told = await self.scene_narrator.describe(name, tick, perception)
+            if told:
+                perception = dataclasses.replace(perception, narrative=told)
         start = TurnStart(
             name, tick, perception, self.tools,
             self.config.settings.scheduling.max_actions_per_turn,

@@ -19,18 +19,25 @@ from dataclasses import dataclass
 from core.spend import Price, Usage, cost
 
 
-def requests_in_record(record_json: str) -> tuple[str, list[Usage]]:
-    """The model and each request's usage kept in a stored turn record of a Claude mind
-    ("", [] when the record holds none, or cannot be read: it is never an error)."""
+def requests_in_record(record_json: str) -> list[tuple[str, Usage]]:
+    """(model, usage) of every request a stored turn record holds: its Claude mind's and
+    its model narrator's. A record without any, or one that cannot be read, gives []."""
     try:
-        mind = json.loads(record_json).get("mind", {})
-        model = mind.get("model", "")
-        requests = mind.get("requests", [])
-        return (model if isinstance(model, str) else "",
-                [Usage.of(r["usage"]) for r in requests
-                 if isinstance(r, Mapping) and isinstance(r.get("usage"), Mapping)])
-    except (ValueError, AttributeError, TypeError):
-        return "", []
+        record = json.loads(record_json)
+    except ValueError:
+        return []
+    found: list[tuple[str, Usage]] = []
+    if not isinstance(record, Mapping):
+        return found
+    for part in (record.get("mind"), record.get("narration")):
+        if not isinstance(part, Mapping):
+            continue
+        model, requests = part.get("model"), part.get("requests")
+        if not isinstance(model, str) or not isinstance(requests, list):
+            continue
+        found += [(model, Usage.of(r["usage"])) for r in requests
+                  if isinstance(r, Mapping) and isinstance(r.get("usage"), Mapping)]
+    return found
 
 
 class UnpricedModel(ValueError):

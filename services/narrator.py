@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from core.actions import ActionResult
 from core.failures import FailureReason
+from core.perception import Perception
 from core.terrain import Weather
 from core.types import AgentName, Position
 
@@ -80,6 +81,14 @@ class NarrationContext:
 (_set_agent, _set_tick, _set_position, _set_period, _set_weather, _set_action,
  _set_indoors) = (NarrationContext.__dict__[f.name].__set__ for f in fields(NarrationContext))
 """Slot setters, in field order, which the frozen dataclass's __setattr__ cannot block."""
+
+
+class SceneNarrator(Protocol):
+    """Retells what an agent sees (its perception's narrative) for a mind that reads it."""
+
+    async def describe(self, agent: str, tick: int, perception: Perception) -> str | None:
+        """The new narrative, or None to keep the one the perception has."""
+        ...
 
 
 class Narrator(Protocol):

@@ -202,9 +202,8 @@ def _spend(records: list[tuple[int, str, str]], prices: Mapping[str, Price]) -> 
     asked: dict[str, int] = {}
     unpriced: dict[str, int] = {}
     for _tick, agent, record in records:
-        model, requests = requests_in_record(record)
-        price = prices.get(model)
-        for usage in requests:
+        for model, usage in requests_in_record(record):
+            price = prices.get(model)
             used[agent] = used.get(agent, Usage()) + usage
             asked[agent] = asked.get(agent, 0) + 1
             if price is None:

@@ -117,3 +117,38 @@ async def test_a_restart_resumes_each_agents_history_from_the_database(
         assert [m["role"] for m in body["messages"][:len(before)]] == [
             m["role"] for m in before]
         assert body["messages"][0] == before[0]
+
+
+async def test_a_small_model_retells_the_scene_and_its_cost_is_kept_with_the_turn(
+    make_engine, small_world: Path
+) -> None:
+    from adapters.claude_mind.narrator import ModelNarrator
+
+    profiles = await _profiles(small_world)
+
+    def model(body: dict[str, Any]) -> Any:
+        asked = body["messages"][-1]["content"]
+        if isinstance(asked, str):  # the narrator: what is seen, retold with every fact
+            seen = asked.split("What is seen: ", 1)[-1]
+            return reply(text(f"A hush over everything. {seen}"), input_tokens=80)
+        return _model(body)
+
+    api = ScriptedApi(otherwise=model)
+    client = api.client()
+    narrator = ModelNarrator(client, "claude-haiku-4-5", speakers=profiles)
+    async with make_engine(ClaudeMind(client, profiles), narrator=narrator,
+                           scene_narrator=narrator) as engine:
+        await engine.tick_once()
+    firsts = [b for b in api.requests if isinstance(b["messages"][-1]["content"], list)
+              and b["messages"][-1]["content"][-1]["type"] == "text"]
+    assert len(firsts) == len(profiles)
+    assert all("A hush over everything." in b["messages"][-1]["content"][-1]["text"]
+               for b in firsts)
+    db = sqlite3.connect(small_world / "world.db")
+    try:
+        records = [json.loads(r) for (r,) in db.execute("SELECT record FROM turns")]
+    finally:
+        db.close()
+    for record in records:
+        assert record["narration"]["model"] == "claude-haiku-4-5"
+        assert record["narration"]["requests"][0]["usage"]["input"] == 80

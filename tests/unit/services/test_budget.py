@@ -79,7 +79,10 @@ def test_a_model_without_a_price_is_refused_before_use():
 
 def test_requests_are_read_back_from_a_stored_record():
     record = json.dumps({"actions": [], "mind": {"model": "sonnet", "requests": [
-        {"usage": {"input": 10, "output": 2}}, {"error": "the API answered 500"}]}})
-    assert requests_in_record(record) == ("sonnet", [Usage(input=10, output=2)])
-    assert requests_in_record("not json") == ("", [])
-    assert requests_in_record(json.dumps({"mind": {"requests": "x"}})) == ("", [])
+        {"usage": {"input": 10, "output": 2}}, {"error": "the API answered 500"}]},
+        "narration": {"model": "haiku", "requests": [{"usage": {"input": 7}}]}})
+    assert requests_in_record(record) == [("sonnet", Usage(input=10, output=2)),
+                                          ("haiku", Usage(input=7))]
+    assert requests_in_record("not json") == []
+    assert requests_in_record(json.dumps({"mind": {"requests": "x"}})) == []
+    assert requests_in_record(json.dumps([1, 2])) == []

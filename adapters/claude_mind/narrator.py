@@ -1,0 +1,176 @@
+"""A small, cheap model tells what happened, and what is seen, with the templates as a net.
+
+    narrator = ModelNarrator(client, "claude-haiku-4-5", speakers={"Ember"})
+    engine = HearthEngine(storage, config, mind=..., narrator=narrator,
+                          scene_narrator=narrator)
+
+Only for agents a language model speaks for (`speakers`): the offline mind reads
+no prose, so its actions keep the free templates. Following the reference design,
+the model tells the actions worth a scene (examining, sensing, journeys, making,
+building), every failure, and any result carrying discoveries; simple successes
+keep their template. Each perception's narrative is retold too.
+
+The model is handed the template's text, which holds every mechanical fact, and
+asked to retell it in two to four sentences. Its answer is used only if it kept
+the facts that can be checked (every number, every quoted text, every name of a
+thing or agent); otherwise, and on any API failure, once a budget is reached, or
+with an empty reply, the template stands. A narration never fails a turn.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import anthropic
+
+from core.actions import ActionResult
+from core.perception import Perception
+from core.spend import Usage
+from services.budget import SpendMeter
+from services.narrator import NarrationContext, TemplateNarrator
+
+log = logging.getLogger("hearth.narrator")
+
+TOLD_BY_MODEL = frozenset({
+    "examine", "sense_others", "journey", "combine", "work", "apply", "build_shelter",
+    "place_wall", "place_door", "remove_wall",
+})
+"""Successful actions the model tells (others keep their template unless they failed)."""
+
+ACTION_SYSTEM = """\
+You narrate a quiet world of grass, woods, water and stone to the one who lives the \
+moment, in the second person. You are given what happened, exactly. Retell it in two \
+to four short sentences with the time and weather as colour. Keep every fact: every \
+number, every name, every quoted text, what worked or why it did not, and any hint of \
+what might be tried. Add no new facts, no advice and no questions. If discoveries are \
+mentioned, weave them in as something you wonder about."""
+
+SCENE_SYSTEM = """\
+You describe what someone sees around them in a quiet world of grass, woods, water and \
+stone, in the second person. You are given the facts, exactly. Retell them in two to \
+four short sentences, coloured by the time and weather. Keep every fact: every name, \
+every direction, every number. Add nothing that is not there."""
+
+_NUMBER = re.compile(r"\d+")
+_QUOTED = re.compile(r"'([^']{2,})'|\"([^\"]{2,})\"")
+_NAMED = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b|\b[a-z]+_[a-z_]+\b")
+
+
+class ModelNarrator:
+    """Implements services.narrator.Narrator (and a scene narrator for perceptions)."""
+
+    def __init__(
+        self,
+        client: anthropic.AsyncAnthropic,
+        model: str,
+        *,
+        speakers: Iterable[str],
+        fallback: TemplateNarrator | None = None,
+        meter: SpendMeter | None = None,
+        max_tokens: int = 300,
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.speakers = frozenset(speakers)
+        self.fallback = fallback or TemplateNarrator()
+        self.meter = meter
+        self.max_tokens = max_tokens
+        self.told = 0
+        """Narrations the model gave that were used."""
+        self.kept_template = 0
+        """Times the template stood instead (failure, budget, or a fact lost)."""
+        self._spent: dict[str, list[dict[str, Any]]] = {}
+
+    async def narrate(self, result: ActionResult, ctx: NarrationContext) -> str:
+        plain = self.fallback.narrate_now(result, ctx)
+        if ctx.agent not in self.speakers or not _worth_a_scene(result, ctx.action):
+            return plain
+        facts = (f"Time: {ctx.period}. Weather: "
+                 f"{'indoors, sheltered' if ctx.indoors else ctx.weather.value}.\n"
+                 f"What happened: {plain}")
+        return await self._retell(ctx.agent, ctx.tick, ACTION_SYSTEM, facts, plain,
+                                  result.message)
+
+    async def describe(self, agent: str, tick: int, perception: Perception) -> str | None:
+        """A retelling of the perception's narrative, or None to keep the template's."""
+        if agent not in self.speakers or not perception.narrative:
+            return None
+        facts = (f"Time: {perception.time_text}. Weather: {perception.weather.value}.\n"
+                 f"What is seen: {perception.narrative}")
+        told = await self._retell(agent, tick, SCENE_SYSTEM, facts, perception.narrative,
+                                  perception.narrative)
+        return None if told == perception.narrative else told
+
+    async def _retell(self, agent: str, tick: int, system: str, facts: str, plain: str,
+                      checked: str) -> str:
+        if self.meter is not None and self.meter.reached() is not None:
+            return self._keep(plain)
+        try:
+            reply = await self.client.messages.create(
+                model=self.model, max_tokens=self.max_tokens, system=system,
+                messages=[{"role": "user", "content": facts}])
+        except anthropic.APIError as exc:
+            log.warning("narration by %s failed (%s); the template stands",
+                        self.model, type(exc).__name__)
+            return self._keep(plain)
+        usage = _usage(reply.usage)
+        spent = {"usage": {"input": usage.input, "output": usage.output,
+                           "cache_write": usage.cache_write, "cache_read": usage.cache_read}}
+        if self.meter is not None:
+            spent["usd"] = round(self.meter.add(agent, tick, self.model, usage), 6)
+        self._spent.setdefault(agent, []).append(spent)
+        told = " ".join(b.text for b in reply.content if getattr(b, "type", "") == "text")
+        told = " ".join(told.split())
+        if reply.stop_reason != "end_turn" or not told or not keeps_facts(checked, told):
+            return self._keep(plain)
+        self.told += 1
+        return told
+
+    def take_spend(self, agent: str) -> dict[str, Any] | None:
+        """What narrating `agent`'s turn cost, for the turn's record (and forgotten here)."""
+        requests = self._spent.pop(agent, None)
+        return {"model": self.model, "requests": requests} if requests else None
+
+    def _keep(self, plain: str) -> str:
+        self.kept_template += 1
+        return plain
+
+
+def keeps_facts(source: str, told: str) -> bool:
+    """Whether `told` still holds every checkable fact of `source`: its numbers, quoted
+    texts, capitalised names and snake_case item names."""
+    lowered = told.lower()
+    for number in _NUMBER.findall(source):
+        if not re.search(rf"(?<!\d){number}(?!\d)", told):
+            return False
+    for pair in _QUOTED.findall(source):
+        if (pair[0] or pair[1]).lower() not in lowered:
+            return False
+    for name in _NAMED.findall(source):
+        word = name.removesuffix("'s")
+        if word.lower() not in lowered and word not in _COMMON:
+            return False
+    return True
+
+
+_COMMON = frozenset({
+    "You", "Your", "In", "Under", "As", "With", "The", "A", "An", "By", "Beneath", "Within",
+    "Indoors", "Through", "It", "There", "This", "That", "Nothing", "No", "Somewhere",
+})
+"""Capitalised words that open sentences rather than name anything."""
+
+
+def _worth_a_scene(result: ActionResult, action: str) -> bool:
+    data: Any = result.data
+    return (not result.success or action in TOLD_BY_MODEL
+            or bool(data and data.get("discoveries")))
+
+
+def _usage(usage: Any) -> Usage:
+    def count(name: str) -> int:
+        return int(getattr(usage, name, 0) or 0)
+    return Usage(count("input_tokens"), count("output_tokens"),
+                 count("cache_creation_input_tokens"), count("cache_read_input_tokens"))
