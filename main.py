@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from adapters.mind_choice import CLAUDE, MIND_CHOICES, MindChoiceError, mind_kinds
+from adapters.mind_choice import CLAUDE, LOCAL, MIND_CHOICES, MindChoiceError, mind_kinds
 from adapters.offline_mind import OfflineMind
 from config import ConfigError, HearthConfig, RuntimeEnv, load_config
 from core.agent import Agent
@@ -46,6 +46,7 @@ from observe.console import RunSummary, tick_json, tick_lines
 from observe.progress import creation_progress
 from observe.worldmap import render_terminal_map, supports_color, write_png
 from services.budget import Budgets, SpendMeter, UnpricedModel, requests_in_record
+from services.mind import Mind
 from services.status import WorldStatus, world_status
 from services.world_setup import NewWorld, WorldSetupError, plan_world, write_world
 from services.world_view import world_picture
@@ -56,6 +57,7 @@ from storage.homes import AgentHomes
 if TYPE_CHECKING:
     from adapters.claude_mind import ClaudeMind
     from adapters.claude_mind.narrator import ModelNarrator
+    from adapters.openai_mind import OpenAIMind
 
 log = logging.getLogger("hearth")
 
@@ -449,9 +451,12 @@ async def run_world(
 
         claude = _claude_mind(speakers, config, env, storage, meter, on_budget)
         narrator = _model_narrator(claude, config, speakers, meter)
+        local = _local_minds([a for a in residents if kinds[a.name] == LOCAL], config, storage)
+        minds: dict[str, Mind] = dict(local)
+        if claude is not None:
+            minds.update({n: claude for n, kind in kinds.items() if kind == CLAUDE})
         engine = HearthEngine(
-            storage, config, mind=offline, agents_dir=env.agents_dir,
-            minds={n: claude for n, kind in kinds.items() if kind == CLAUDE and claude},
+            storage, config, mind=offline, agents_dir=env.agents_dir, minds=minds,
             narrator=narrator, scene_narrator=narrator,
         )
         await engine.initialize()
@@ -482,6 +487,8 @@ async def run_world(
             await engine.close()  # waits for a snapshot still being written
             if claude is not None:
                 await claude.client.close()
+            for client in {id(m.client): m.client for m in local.values()}.values():
+                await client.close()
         for line in summary.lines():
             print(line, file=notes)
         if claude is not None:
@@ -562,6 +569,44 @@ def _claude_mind(
                       keep_recent_chars=settings.keep_recent_chars,
                       summary_max_chars=settings.summary_max_chars,
                       meter=meter, on_budget=on_budget)
+
+
+def _local_minds(
+    residents: list[Agent], config: HearthConfig, storage: Storage
+) -> dict[str, OpenAIMind]:
+    """A mind per OpenAI-compatible endpoint, for the agents agents.yaml gives `mind: local`.
+
+    The key, if the endpoint wants one, is read from the environment variable the agent
+    names (`api_key_env`); a variable that is not set is refused before anything runs."""
+    if not residents:
+        return {}
+    import openai  # only when a local model speaks for someone
+
+    from adapters.openai_mind import OpenAIMind, OpenAIProfile
+
+    settings = config.settings.claude
+    configured = {a.name: a for a in config.agents.agents}
+    groups: dict[tuple[str, str | None], list[Agent]] = {}
+    for agent in residents:
+        spec = configured[agent.name]
+        groups.setdefault((str(spec.base_url), spec.api_key_env), []).append(agent)
+    minds: dict[str, OpenAIMind] = {}
+    for (url, key_env), agents in groups.items():
+        key = os.environ.get(key_env, "").strip() if key_env else "not-needed"
+        if not key:
+            raise CliError(f"{', '.join(a.name for a in agents)} use {url} with the key in "
+                           f"${key_env}, which is not set", EXIT_USAGE)
+        client = openai.AsyncOpenAI(base_url=url, api_key=key,
+                                    max_retries=settings.max_retries,
+                                    timeout=settings.timeout_seconds)
+        mind = OpenAIMind(client, {a.name: OpenAIProfile(a.model_id, a.personality)
+                                   for a in agents},
+                          max_tokens=settings.max_tokens, trace=storage.traces.write_now,
+                          compact_above_chars=settings.compact_above_chars,
+                          keep_recent_chars=settings.keep_recent_chars,
+                          summary_max_chars=settings.summary_max_chars)
+        minds.update({a.name: mind for a in agents})
+    return minds
 
 
 def _model_narrator(

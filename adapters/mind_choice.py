@@ -2,18 +2,21 @@
 
     kinds = mind_kinds(names, configured={"Ember": "claude"}, flag=None, has_key=True)
 
-Each agent's choice comes from `--mind` when given, else from its `mind:` in
-agents.yaml (agents not listed there, such as generated ones, take "auto").
-"auto" means Claude when an API key is set and the offline mind otherwise, so a
-world with no key always lives. Asking for Claude with no key is refused before
-anything runs, naming who asked for it and how to fix it.
+Each agent's choice comes from its `mind:` in agents.yaml (agents not listed there,
+such as generated ones, take "auto"). "auto" means Claude when an API key is set
+and the offline mind otherwise, so a world with no key always lives; "local" is a
+model behind an OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp), which needs
+no Anthropic key. `--mind offline` or `--mind claude` on the command line puts
+everyone on that mind; `--mind auto` resolves every agent as "auto" except those
+agents.yaml gives a local model, which keep it. Asking for Claude with no key is
+refused before anything runs, naming who asked for it and how to fix it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-OFFLINE, CLAUDE, AUTO = "offline", "claude", "auto"
+OFFLINE, CLAUDE, AUTO, LOCAL = "offline", "claude", "auto", "local"
 MIND_CHOICES = (OFFLINE, CLAUDE, AUTO)
 
 
@@ -27,7 +30,7 @@ def mind_kinds(
     flag: str | None,
     has_key: bool,
 ) -> dict[str, str]:
-    """Each agent's mind, "offline" or "claude"."""
+    """Each agent's mind: "offline", "claude" or "local"."""
     if flag is not None and flag not in MIND_CHOICES:
         raise MindChoiceError(f"--mind must be one of {', '.join(MIND_CHOICES)}, not {flag!r}")
     if flag == CLAUDE and not has_key:
@@ -35,7 +38,8 @@ def mind_kinds(
     kinds: dict[str, str] = {}
     wanting: list[str] = []
     for name in names:
-        choice = flag or configured.get(name, AUTO)
+        own = configured.get(name, AUTO)
+        choice = own if flag is None or (flag == AUTO and own == LOCAL) else flag
         if choice == AUTO:
             choice = CLAUDE if has_key else OFFLINE
         elif choice == CLAUDE and not has_key:

@@ -235,13 +235,37 @@ def _color(raw: str) -> str:
     return raw
 
 
+def _http_url(raw: str) -> str:
+    if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", raw):
+        raise ValueError(f"must be an http:// or https:// address, got {raw!r}")
+    return raw.rstrip("/")
+
+
+AnyHttpUrlStr = Annotated[str, AfterValidator(_http_url)]
+
+
 class AgentConfig(_Model):
     name: Annotated[str, AfterValidator(agent_name)]
     model_id: NonBlankStr
     personality: NonBlankStr
     color: Annotated[str, AfterValidator(_color)] | None = None
-    mind: Literal["auto", "offline", "claude"] = "auto"
-    """Who speaks for the agent: Claude, the offline mind, or Claude when a key is set."""
+    mind: Literal["auto", "offline", "claude", "local"] = "auto"
+    """Who speaks for the agent: Claude, the offline mind, Claude when a key is set, or a
+    model behind an OpenAI-compatible endpoint (`base_url`)."""
+    base_url: AnyHttpUrlStr | None = None
+    """For `mind: local`: the endpoint, like http://localhost:11434/v1 (Ollama)."""
+    api_key_env: NonBlankStr | None = None
+    """For `mind: local`: the environment variable holding the endpoint's key, if it needs
+    one (the key itself never goes in a file)."""
+
+    @model_validator(mode="after")
+    def _local_needs_an_endpoint(self) -> AgentConfig:
+        if self.mind == "local" and self.base_url is None:
+            raise ValueError("mind: local needs base_url (the OpenAI-compatible endpoint, "
+                             "like http://localhost:11434/v1)")
+        if self.mind != "local" and (self.base_url or self.api_key_env):
+            raise ValueError("base_url and api_key_env go with mind: local")
+        return self
 
 
 class AgentsConfig(_Model):

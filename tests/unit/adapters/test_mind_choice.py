@@ -50,3 +50,29 @@ def test_agents_yaml_rejects_an_unknown_mind(tmp_path):
 
 def test_the_shipped_agents_take_auto():
     assert {a.mind for a in load_config(None).agents.agents} == {"auto"}
+
+
+def test_a_local_model_needs_no_key_and_keeps_its_place_under_auto():
+    configured = {"Ember": "local", "Sage": "auto"}
+    assert mind_kinds(NAMES, configured, None, has_key=False) == {
+        "Ember": "local", "Sage": "offline", "River": "offline", "Agent4": "offline"}
+    assert mind_kinds(NAMES, configured, "auto", has_key=True)["Ember"] == "local"
+    assert set(mind_kinds(NAMES, configured, "offline", has_key=True).values()) == {"offline"}
+
+
+def test_agents_yaml_local_minds_need_an_endpoint(tmp_path):
+    path = tmp_path / "agents.yaml"
+    base = "agents:\n  - name: Ember\n    model_id: qwen3:8b\n    personality: p\n"
+    path.write_text(base + "    mind: local\n")
+    with pytest.raises(ConfigError, match="needs base_url"):
+        load_agents(path)
+    path.write_text(base + "    mind: local\n    base_url: localhost:11434\n")
+    with pytest.raises(ConfigError, match="http:// or https://"):
+        load_agents(path)
+    path.write_text(base + "    base_url: http://localhost:11434/v1\n")
+    with pytest.raises(ConfigError, match="go with mind: local"):
+        load_agents(path)
+    path.write_text(base + "    mind: local\n    base_url: http://localhost:11434/v1/\n"
+                    "    api_key_env: OLLAMA_KEY\n")
+    agent = load_agents(path).agents[0]
+    assert (agent.base_url, agent.api_key_env) == ("http://localhost:11434/v1", "OLLAMA_KEY")

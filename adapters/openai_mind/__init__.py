@@ -1,0 +1,5 @@
+"""Minds behind any OpenAI-compatible chat-completions endpoint (Ollama, vLLM, llama.cpp)."""
+
+from adapters.openai_mind.mind import OpenAIMind, OpenAIMindError, OpenAIProfile
+
+__all__ = ["OpenAIMind", "OpenAIMindError", "OpenAIProfile"]
