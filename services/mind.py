@@ -69,6 +69,13 @@ class TurnStart:
     max_actions: int
 
 
+class MindError(RuntimeError):
+    """A mind cannot go on with a turn for a reason outside the program (a language
+    model's API still failing after its client's retries, say). The turn loop records
+    the message as the turn's error and logs one line, not a traceback: it is news, not
+    a bug."""
+
+
 @runtime_checkable
 class MindTurn(Protocol):
     """One agent's turn in progress."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from core.actions import ActionResult
 from core.events import DomainEvent
-from services.mind import Mind, ToolCall, ToolOutcome, TurnStart
+from services.mind import Mind, MindError, ToolCall, ToolOutcome, TurnStart
 
 log = logging.getLogger("hearth.turns")
 
@@ -79,6 +79,9 @@ async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narr
                 break
             calls = await turn.next_calls(outcomes)
         await turn.finish(outcomes, ended)
+    except MindError as exc:  # expected trouble (an API down): one line, the tick goes on
+        log.warning("turn of %s at tick %s ended early: %s", start.agent, start.tick, exc)
+        ended, error = MIND_ERROR, str(exc)[:500]
     except Exception as exc:  # the mind failed: its actions stand, the tick goes on
         log.exception("turn of %s at tick %s failed", start.agent, start.tick)
         ended, error = MIND_ERROR, f"{type(exc).__name__}: {exc}"[:500]

@@ -38,7 +38,7 @@ from adapters.claude_mind.prompt import system_blocks, tool_params
 from core.spend import Usage
 from core.types import AgentName
 from services.budget import SpendMeter
-from services.mind import ToolCall, ToolOutcome, ToolSpec, TurnStart
+from services.mind import MindError, ToolCall, ToolOutcome, ToolSpec, TurnStart
 
 log = logging.getLogger("hearth.claude")
 
@@ -49,7 +49,7 @@ ENDING_STOPS = frozenset({"end_turn", "stop_sequence", "pause_turn"})
 CUT_SHORT_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
-class ClaudeMindError(RuntimeError):
+class ClaudeMindError(MindError):
     """A request failed for good (after the SDK's retries); the message says why."""
 
 
@@ -265,6 +265,8 @@ class ClaudeTurn:
             self.stop = "error"
             self.requests.append({"error": cause, "ms": _ms(started)})
             self.mind._trace(agent, {"type": "request_failed", "tick": tick, "error": cause})
+            self.mind._trace(agent, {"type": "turn_end", "tick": tick, "ended": "error",
+                                     "stop": "error", "requests": len(self.requests)})
             raise ClaudeMindError(cause) from None
         summary: dict[str, Any] = {"stop": reply.stop_reason, "usage": _usage(reply.usage),
                                    "ms": _ms(started)}

@@ -39,7 +39,7 @@ from adapters.claude_mind.prompt import system_prompt, tool_params
 from adapters.openai_mind import history as h
 from adapters.openai_mind.compaction import compact, history_chars
 from core.types import AgentName
-from services.mind import ToolCall, ToolOutcome, ToolSpec, TurnStart
+from services.mind import MindError, ToolCall, ToolOutcome, ToolSpec, TurnStart
 
 log = logging.getLogger("hearth.openai")
 
@@ -51,7 +51,7 @@ RETRIES_AFTER_UNUSABLE = 2
 """How often a reply whose every call was unusable is answered and asked again."""
 
 
-class OpenAIMindError(RuntimeError):
+class OpenAIMindError(MindError):
     """A request failed for good (after the client's retries); the message says why."""
 
 
@@ -286,6 +286,9 @@ class OpenAITurn:
         self.requests.append({"error": cause, "ms": _ms(started)})
         self.mind._trace(self.start.agent, {"type": "request_failed",
                                             "tick": self.start.tick, "error": cause})
+        self.mind._trace(self.start.agent, {"type": "turn_end", "tick": self.start.tick,
+                                            "ended": "error", "stop": "error",
+                                            "requests": len(self.requests)})
         raise OpenAIMindError(cause) from None
 
     def _take(self, choice: Any) -> list[ToolCall]:

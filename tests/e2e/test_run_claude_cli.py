@@ -174,3 +174,29 @@ def test_a_model_without_a_price_is_refused_before_anything_runs(tmp_path: Path)
                   ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
     assert run.returncode == 2
     assert "no price for claude-mystery-9" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("    per_tick: 0.012", "the per-tick budget of $0.01 is reached at tick"),
+    ("    per_agent_per_day: 0.012", "budget of $0.01 for day 1 is reached"),
+])
+def test_each_budget_stops_a_run(tmp_path: Path, api: str, line: str, said: str) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    for source in (PROJECT / "config").glob("*.yaml"):
+        (config / source.name).write_text(source.read_text())
+    settings = config / "settings.yaml"
+    key = line.split(":")[0]
+    settings.write_text(settings.read_text().replace(f"{key}: null", line))
+    args = ("--config-dir", str(config))
+    made = _hearth(tmp_path, *args, "--init", "--seed", "5", "--size", "48x40")
+    assert made.returncode == 0, made.stderr
+    run = _hearth(tmp_path, *args, "--run", "20", "--mind", "claude",
+                  ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api)
+    assert run.returncode == 3 and said in run.stdout, run.stdout + run.stderr
+    if "per_agent_per_day" in line:  # the day's limit holds across runs: nothing more is sent
+        sent = len(_Api.bodies)
+        again = _hearth(tmp_path, *args, "--run", "5", "--mind", "claude",
+                        ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api)
+        assert again.returncode == 3 and said in again.stdout
+        assert len(_Api.bodies) == sent

@@ -300,7 +300,7 @@ async def test_a_request_that_fails_for_good_ends_the_turn_with_the_cause(status
     mind = make_mind(api)
     log = await turn(mind, World())
     assert log.ended == MIND_ERROR
-    assert log.error == (f"OpenAIMindError: the API answered {status}: "
+    assert log.error == (f"the API answered {status}: "
                          "model 'local-test' is busy")
     assert mind.get_state(EMBER)["messages"] == []  # as if never asked
     assert log.record["stop"] == "error" and log.record["requests"][0]["error"]
@@ -443,10 +443,11 @@ async def test_a_trace_follows_the_turn_in_order():
     mind = make_mind(api, trace=lambda agent, record: records.append((agent, dict(record))))
     await turn(mind, World())
     assert [r["type"] for _, r in records] == [
-        "turn_start", "request", "tool_call", "tool_result", "request_failed"]
+        "turn_start", "request", "tool_call", "tool_result", "request_failed", "turn_end"]
     assert {a for a, _ in records} == {"Ember"}
     assert records[1][1]["usage"] == {"prompt_tokens": 100, "completion_tokens": 20}
-    assert records[-1][1]["error"] == "the API answered 500: x"
+    assert records[-2][1]["error"] == "the API answered 500: x"
+    assert records[-1][1]["ended"] == "error"
 
     records.clear()
     api.add(reply("Done."))
