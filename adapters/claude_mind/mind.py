@@ -95,6 +95,8 @@ class ClaudeMind:
         self._told = False
         self._histories: dict[str, list[h.Message]] = {}
         self._summaries: dict[str, str] = {}
+        self._too_long: set[str] = set()
+        """Agents whose last request overflowed the model's context: compacted next turn."""
         self._systems: dict[str, list[dict[str, Any]]] = {}
         self._tools: tuple[tuple[ToolSpec, ...], list[dict[str, Any]]] | None = None
 
@@ -149,11 +151,15 @@ class ClaudeMind:
         """Fold the oldest turns into the summary if the history has grown too big; gives
         how many messages were folded (compaction.py)."""
         history = self._history(name)
-        if history_chars(history) <= self.compact_above_chars:
+        squeeze = name in self._too_long
+        if not squeeze and history_chars(history) <= self.compact_above_chars:
             return 0
+        self._too_long.discard(name)
+        # After the model said its context was full, keep half as much as usual.
+        keep = self.keep_recent_chars // 2 if squeeze else self.keep_recent_chars
         kept, summary, folded = compact(
             history, self._summaries.get(name, ""),
-            keep_chars=self.keep_recent_chars, summary_chars=self.summary_max_chars)
+            keep_chars=keep, summary_chars=self.summary_max_chars)
         if folded:
             self._histories[name] = kept
             self._summaries[name] = summary
@@ -260,6 +266,8 @@ class ClaudeTurn:
             )
         except anthropic.APIError as exc:
             cause = _describe(exc)
+            if _context_full(exc):
+                self.mind._too_long.add(agent)
             if first:  # nothing of this turn happened: as if it had never asked
                 h.undo_user_text(self.history, self.opening)
             self.stop = "error"
@@ -291,6 +299,8 @@ class ClaudeTurn:
             return ()
         if stop in CUT_SHORT_STOPS:
             self.history.append(h.assistant(h.without_calls(content)))
+            if stop == "model_context_window_exceeded":
+                self.mind._too_long.add(self.start.agent)
             return ()
         self.history.append(h.assistant(content))
         if stop != "tool_use":
@@ -356,6 +366,14 @@ def _message_of(exc: anthropic.APIStatusError) -> str:
         if isinstance(error, Mapping) and error.get("message"):
             return str(error["message"])
     return str(exc.message)
+
+
+def _context_full(exc: anthropic.APIError) -> bool:
+    """A 400 saying the prompt does not fit the model's context window."""
+    if not isinstance(exc, anthropic.BadRequestError):
+        return False
+    words = _message_of(exc).lower()
+    return "too long" in words or "context" in words
 
 
 def _ms(started: float) -> float:

@@ -112,3 +112,38 @@ async def test_requests_stop_growing_once_compaction_starts():
     assert sum(1 for r in records if r.get("folded")) >= 3
     state = mind.get_state(EMBER)
     assert state["summary"] and state["messages"][0]["content"][0]["text"].startswith(SUMMARY_HEAD)
+
+
+async def test_a_prompt_too_long_for_the_model_is_compacted_before_the_next_turn():
+    calls = {"n": 0}
+
+    def model(body: dict) -> object:
+        calls["n"] += 1
+        if calls["n"] == 61:  # the 31st turn's first request: the context is full
+            from tests.fake_anthropic import error
+            return error(400, "invalid_request_error",
+                         "prompt is too long: 210000 tokens > 200000 maximum")
+        if body["messages"][-1]["content"][-1]["type"] == "text":
+            return reply(text("On."), tool_use("walk", direction="north"))
+        return reply(text("Rest."))
+
+    api = ScriptedApi(otherwise=model)
+    mind = ClaudeMind(api.client(), {"Ember": ClaudeProfile("m", "You are curious.")},
+                      compact_above_chars=1_000_000, keep_recent_chars=6_000,
+                      summary_max_chars=2_000)
+
+    async def execute(call: ToolCall) -> ActionResult:
+        return ActionResult.ok("you walk north")
+
+    async def narrate(result: ActionResult, call: ToolCall) -> str:
+        return "you walk north"
+
+    logs = []
+    for tick in range(32):
+        logs.append(await run_turn(mind, TurnStart(EMBER, tick, _perception(tick),
+                                                   tool_specs(), 8), execute, narrate))
+    assert logs[30].ended == "error" and "prompt is too long" in (logs[30].error or "")
+    assert logs[31].record.get("folded")  # far below compact_above_chars, yet compacted
+    after = api.requests[-2]["messages"]
+    assert after[0]["content"][0]["text"].startswith(SUMMARY_HEAD)
+    assert len(json.dumps(after)) < len(json.dumps(api.requests[-3]["messages"])) / 2
