@@ -329,3 +329,25 @@ async def test_once_a_budget_is_reached_nothing_more_is_sent():
 
     again = await turn(mind, world, tick=2)  # the next turn sends nothing at all
     assert len(api.requests) == 1 and again.actions == () and heard == heard[:1]
+
+
+async def test_over_a_50_turn_session_each_request_is_mostly_its_predecessors_prefix():
+    """Issue 6's cache measure on a scripted session (`python -m bench claude` runs it
+    through the real engine): the share of each request, in the order the cache reads
+    it (tools, system, messages), that is byte for byte a prefix of the one before."""
+    from bench.claude_prompts import _common_prefix, prompt_text
+
+    def model(body: dict) -> dict:
+        if body["messages"][-1]["content"][-1]["type"] == "text":
+            return reply(text("Let me walk a little."), tool_use("walk", direction="north"))
+        return reply(text("That will do."))
+
+    api = ScriptedApi(otherwise=model)
+    mind, world = make_mind(api), World()
+    for tick in range(50):
+        await turn(mind, world, tick=tick)
+    prompts = [prompt_text(b) for b in api.requests]
+    shares = sorted(_common_prefix(a, b) / len(b) for a, b in zip(prompts, prompts[1:],
+                                                                   strict=False))
+    assert len(shares) == 99
+    assert shares[len(shares) // 2] >= 0.9 and shares[0] >= 0.8
