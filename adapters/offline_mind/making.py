@@ -173,7 +173,8 @@ working inventory (`inv`) and the view of the cells."""
 
     def _at_hand(self) -> float:
         """How much making there is to do right here: 3 when its shelter can go up on this
-        spot, 1 for something to convert or a wanted resource beside it, else 0.
+        spot, or its first wall (`_windbreak_due`), 1 for something to convert or a wanted
+        resource beside it, else 0.
 
         Added to the weight of making, so a start is followed through over the next
         turns instead of wandered away from (one call a turn makes that matter)."""
@@ -185,6 +186,10 @@ working inventory (`inv`) and the view of the cells."""
                 conversion = self._convert = self._find_conversion()
             if conversion is not None:
                 return 1.0
+            if not self.done & BUILT and self._windbreak_due():
+                # Its first wall's worth in hand, and nothing built yet: it goes up now,
+                # before the day's other errands carry it off again.
+                return 3.0
         if self._wanted_beside() is not None:
             return 1.0
         return 0.0
@@ -246,14 +251,20 @@ working inventory (`inv`) and the view of the cells."""
         if rng.chance(0.4 + 0.5 * writer):
             yield "name_place", {"place_name": words.home_name(self.persona.name, rng)}
 
-    def _windbreak(self) -> WorkScript:
-        """Nothing built by the second day and not a shelter's worth in hand: a single wall
-        of what it has is a start (a windbreak), rather than days of carrying it about."""
-        if self.done & BUILT or self._day < 2 or self._shelter_units() >= SHELTER_UNITS:
+    def _windbreak_due(self) -> bool:
+        """Nothing built by the second day and not a shelter's worth in hand, but a wall's
+        worth: a single wall of what it has is a start (a windbreak), rather than days of
+        carrying it about."""
+        if self.done & BUILT or self._day < 2 or self.p.inside_structure:
             return False
         costs, inv = self.persona.costs, self.inv
-        if self.p.inside_structure or not any(
-                inv.get(m, 0) >= costs.wall_cost for m in costs.wall_materials):
+        if not any(inv.get(m, 0) >= costs.wall_cost for m in costs.wall_materials):
+            return False
+        return self._shelter_units() < SHELTER_UNITS
+
+    def _windbreak(self) -> WorkScript:
+        """The windbreak, when it is due (`_windbreak_due`). True: it went up."""
+        if not self._windbreak_due():
             return False
         out = yield "place_wall", {"direction": self.rng.choice(DIRS)}
         return ok(out)

@@ -89,6 +89,9 @@ FIELDS: tuple[Field, ...] = (
           "alone): a haunt shared with someone stays."),
     Field("stock", None, "pair", "Where building material (wood, stone, clay) was seen, the "
           "sighting nearest its place kept, while it has built nothing: (x, y)."),
+    Field("since", 0, "value", "The tick it set out for its target: a landmark not reached "
+          "in two days is given up (a lake, or company it will not journey away from, in "
+          "the way)."),
 )
 NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
 _SHAPES = tuple((f.name, f.default, f.shape) for f in FIELDS)
@@ -273,6 +276,7 @@ _PARSERS = {
     "company": _str,
     "stock": _opt(_pos),
     "done": _int,
+    "since": _int,
 }
 
 

@@ -112,6 +112,11 @@ TURN_CAP = 16
 MAX_SKIPS = 8
 """Repeats of failed calls the turn answers itself before it ends the turn."""
 
+LONELY_DAY = 3
+LONELY_TRIP = 0.1
+"""From this day, an agent that has talked with nobody goes, on about one daytime turn in
+ten, to see a landmark it knows besides its haunt again (`_look_for_company`)."""
+
 NIGHT_WALK_HOME = 8
 """At night an agent this close to its shelter walks in to sleep."""
 
@@ -128,12 +133,15 @@ through their slots: a frozen dataclass's own __init__ sets each field through
 object.__setattr__ in a Python frame of its own, twice the cost. (Both have slots and
 nothing to check for values the turn made itself; a test holds the two ways equal.)"""
 
+_MADE_AND_WROTE = CRAFTED | WROTE
+"""What a needy agent sees to before its every turn goes to finding building material."""
+
 _REFUSED = ToolOutcome("", "", False, "not tried: the same call already failed this turn")
 
 _MEMORY_FIELDS = (
     "anchor", "haunt", "home", "heading", "target", "visited", "recipes", "ideas", "failed",
     "read", "wrote", "named", "met", "seen", "lines", "journal_day", "diary", "done", "walls",
-    "search", "origin", "marks", "company", "stock",
+    "search", "origin", "marks", "company", "stock", "since",
 )
 """Memory's fields in the order `__init__` unpacks them and `_end` packs them."""
 if _MEMORY_FIELDS != NAMES:  # pragma: no cover - a guard for whoever adds a field
@@ -179,7 +187,8 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         (self.anchor, self.haunt, self.home, self.heading, self.target, self.visited,
          self.recipes, self.ideas, self.failed, self.read, self.wrote, self.named, self.met,
          self.seen, self.lines, self.journal_day, self.diary, self.done, self.walls,
-         self.search, self.origin, self.marks, self.company, self.stock) = memory.values
+         self.search, self.origin, self.marks, self.company, self.stock,
+         self.since) = memory.values
         self.commit_to = commit
         self.allowed = allowed
         self.keep = keep  # the mind's record of this agent (mind._Agent): its last View
@@ -347,6 +356,13 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             position = data.get("position")
             if isinstance(position, (list, tuple)) and len(position) == 2:
                 self.x, self.y = int(position[0]), int(position[1])
+                stopped = data.get("stopped")
+                if stopped and name == "walk" and "wall" in stopped:
+                    # It walked into a wall part of the way: remembered like a wall it
+                    # could not walk through at all (below), so it goes round next time.
+                    edge = (self.x, self.y, str(args.get("direction")))
+                    self._block(edge)
+                    self.walls = capped(self.walls, edge, MAX_WALLS)
             elif name == "walk":  # no position reported: it went as far as it asked
                 dx, dy = DELTA.get(str(args.get("direction")), (0, 0))
                 steps = data.get("steps", args.get("steps", 1))
@@ -600,6 +616,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
                         best = mark
                 if best is not None:
                     self.target = (best.name[:MAX_TEXT], best.position.x, best.position.y)
+                    self.since = self.tick
 
     def _remember_landmarks(self) -> None:
         """Note landmarks on the horizon; the one nearest where it woke becomes its haunt."""
@@ -623,6 +640,20 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             self._note(f"made {name} my own place")
             if name not in self.visited:
                 self.target = (name, x, y)
+                self.since = self.tick
+
+    def _look_for_company(self) -> None:
+        """Days gone by and nobody talked with: now and then it goes back to a landmark it
+        knows besides its haunt (a different one each day), where a sign may since say who
+        comes back there in the evenings (`_share_haunt`)."""
+        marks, haunt = self.marks, self.haunt
+        if len(marks) < 2 or not haunt or not self.rng.chance(LONELY_TRIP):
+            return
+        others = [m for m in marks if m[0] != haunt]
+        if others:
+            self.target = others[self._day % len(others)]
+            self.since = self.tick
+            self._note(f"went looking for company at {self.target[0]}")
 
     def _share_haunt(self, sign: Pos, author: str) -> None:
         """Someone else's sign says they come back to this landmark: make it its haunt too."""
@@ -672,6 +703,8 @@ class OfflineTurn(Talking, Writing, Making, Walking):
                     return
             yield from self._make(only_here=True)
             return
+        if not self.done & TALKED and self._day >= LONELY_DAY and self.target is None:
+            self._look_for_company()
         if self._day >= FETCH_DAY and self._needy():
             # From its second day (the first is for what lies at hand; looking over every
             # cell in view on every turn cost a tenth of a turn), an agent with nothing
@@ -679,9 +712,13 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             self._note_stock()
             # Not every turn: there is still its first handful to gather, things to make of
             # it and words to write (an expedition that took whole days left those undone).
-            if (self.done & GATHERED
-                    and self.rng.chance(0.75 if self.stock is not None else 0.5)
-                    and (yield from self._fetch())):
+            # With those done, the roof is what is left: every turn goes to it (a roam or
+            # two a day in another direction kept some from ever getting to wood).
+            # (Nothing gathered at all by now: there is nothing here to gather, so it goes.)
+            done = self.done
+            if (done & _MADE_AND_WROTE == _MADE_AND_WROTE or not done & GATHERED
+                    or self.rng.chance(0.75 if self.stock is not None else 0.5)) and (
+                    yield from self._fetch()):
                 return
         has_home = self.home is not None
         make = (0.35 + 0.65 * traits.maker) * (0.4 if has_home else 1.0)
@@ -693,6 +730,8 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         make += at_hand
         roam = 0.25 + 0.75 * traits.explorer
         write = 0.1 + 0.5 * traits.writer
+        if not self.done & WROTE and self._day >= 2:
+            write += 0.5  # a day gone by and not a word left anywhere: time for a first
         if self.target is not None or self._chasing() is not None:
             roam += 0.5
         elif not self.haunt:

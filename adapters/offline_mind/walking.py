@@ -20,7 +20,9 @@ so journeys are hops of HOP_LEAST..HOP_MOST cells, never the whole way:
   (see `_search_leg`), and one that has a place wanders near it, by walks and now
   and then a hop (SEARCH_HOP, WANDER_HOP);
 - but it walks, whatever the distance, while someone awake is in view (see
-  `_company`) and on its way back to its haunt at dusk (`hurry`).
+  `_company`) and on its way back to its haunt at dusk (`hurry`);
+- a hop whose end cannot be stood on or reached (a lake between) is followed, in the
+  same turn, by a journey the whole way there, which the world plans round it.
 
 A journey that fails (a spot that cannot be stood on, past the world's edge, no
 way there) falls back to a walk in the same turn, so a turn never ends without
@@ -42,7 +44,8 @@ from adapters.offline_mind.basics import (
     WorkScript,
     toward,
 )
-from adapters.offline_mind.making import BUILD_ANYWHERE_DAY, SHELTER_UNITS
+from adapters.offline_mind.making import BUILD_ANYWHERE_DAY, FETCH_DAY, SHELTER_UNITS
+from adapters.offline_mind.memory import TALKED
 from services.mind import ToolOutcome
 
 WALK_MOST = 5
@@ -68,7 +71,8 @@ WANDER_HOP = 0.2
 """Chance that a move along the search spiral, or a wander near its place, is a hop
 rather than a walk. A hop of nine cells is nine turns saved but also nine ticks at a
 walk's fifth of the speed, seeing nothing new: these keep about two agents in five
-travelling (the engine's budget) while searchers still cover ground."""
+travelling (the engine's budget) while searchers still cover ground. No wandering hop sets
+off in the afternoon: it would run on into the evening, when company is at its place."""
 
 LONG_LEG_TURN = 0.05
 """Chance, each wandering walk, of turning aside anyway: straight lines, but not forever."""
@@ -88,6 +92,12 @@ SEARCH_LEGS = 16
 SEEN_FRESH = 30
 """Ticks a sighting stays worth following."""
 
+TARGET_PATIENCE = 48
+"""Ticks a landmark target (other than its haunt, where its evenings lead it anyway) is
+walked toward before it is given up: a journey there by hops takes a day; one not reached
+in two has something in the way that the agent keeps walking into (a lake its view cannot
+see round, while company in view keeps it from journeying)."""
+
 
 def _walk_call(direction: str, steps: int) -> Spec:
     return "walk", ({"direction": direction} if steps <= 1 else
@@ -101,22 +111,36 @@ memory and the view of the cells."""
     __slots__ = ()
 
     def _chasing(self) -> Pos | None:
-        """Where a social agent last saw someone, if that is fresh and worth following."""
+        """Where a social agent last saw someone, if that is fresh and worth following.
+
+        Not someone it has met already while it has nothing to build with (from
+        FETCH_DAY): it will see them at dusk, and its roof will not see to itself (a
+        social agent who went back to whoever it had just left never got far enough
+        from its place to find wood)."""
         seen = self.seen
         if seen is None or self.traits.social < 0.5:
             return None
         name, x, y, tick = seen
         if self.tick - tick > SEEN_FRESH or abs(x - self.x) + abs(y - self.y) <= 2:
             return None
-        return None if self._paused(name) else (x, y)
+        if self._paused(name):
+            return None
+        if self._day >= FETCH_DAY and self._needy():
+            for other, _ in self.met:
+                if other == name:
+                    return None
+        return (x, y)
 
     def _goal(self, free: bool = False) -> Pos | None:
         """Where a walk is going, if anywhere in particular (`free`: not back into range)."""
         chase = self._chasing()
         if chase is not None:
             return chase
-        if self.target is not None:
-            return (self.target[1], self.target[2])
+        target = self.target
+        if target is not None:
+            if self.tick - self.since <= TARGET_PATIENCE or target[0] == self.haunt:
+                return (target[1], target[2])
+            self._give_up_target()  # two days on and not there: something is in the way
         anchor = self.anchor
         if anchor is not None:
             if self.home is None and self._door_ready() and (
@@ -172,13 +196,28 @@ memory and the view of the cells."""
             if far <= arrive:
                 return False
             one_walk = (goal[0] == self.x or goal[1] == self.y) and far <= WALK_MOST + arrive
-            if far >= JOURNEY_FROM and not one_walk and (not hurry or far <= WALK_MOST + 2):
+            if not hurry and self._lonely():
+                hurry = True
+            if hurry and far > HOP_MOST and not self._open(
+                    toward(goal[0] - self.x, goal[1] - self.y)[0]):
+                # Far, and the way straight there blocked (a lake between): walking at it
+                # only paces along the shore, back and forth. The world plans the way round.
+                hurry = False
+            if far >= JOURNEY_FROM and not one_walk and not hurry:
                 args = (self._journey_args(goal, place) if far <= HOP_MOST
                         else self._journey_args(self._waypoint(goal, far)))
                 if args is not None:
                     out = yield "journey", args
                     if out is not None and out.success:
                         return True
+                    if far > HOP_MOST and out is not None:
+                        # The hop's end cannot be stood on or reached (a lake between, which
+                        # walking at it only paces along): the whole way, planned round it.
+                        args = self._journey_args(goal, place)
+                        if args is not None:
+                            out = yield "journey", args
+                            if out is not None and out.success:
+                                return True
             leg = self._leg_toward(goal[0], goal[1], arrive)
             if leg is not None:
                 return self._walked((yield _walk_call(*leg)))
@@ -194,7 +233,7 @@ memory and the view of the cells."""
             heading, left = self._search_leg()
             self.heading = heading
             hop = min(left, rng.between(HOP_LEAST, HOP_MOST))
-            if hop >= HOP_LEAST and rng.chance(SEARCH_HOP):
+            if hop >= HOP_LEAST and rng.chance(SEARCH_HOP) and not self._lonely():
                 args = self._hop_args(heading, hop)
                 if args is not None:
                     out = yield "journey", args
@@ -212,7 +251,7 @@ memory and the view of the cells."""
             if rng.chance(0.12):
                 # Wandering near its place: now and then a new direction.
                 self.heading = SIDES[self.heading or DIRS[rng.below(4)]][rng.below(2)]
-            if rng.chance(WANDER_HOP):
+            if rng.chance(WANDER_HOP) and self.p.period != "afternoon" and not self._lonely():
                 args = self._hop_args(
                     self.heading or DIRS[rng.below(4)], rng.between(HOP_LEAST, HOP_MOST - 2))
                 if args is not None:
@@ -223,6 +262,13 @@ memory and the view of the cells."""
         if direction is None:
             return False
         return self._walked((yield _walk_call(direction, rng.between(min(2, most), most))))
+
+    def _lonely(self) -> bool:
+        """A day gone by and nobody talked with yet: by day it walks wherever it goes. A
+        traveller has no turns until it arrives (it sees nobody, answers no invitation),
+        and a journey, a cell a tick, begun in the afternoon or late morning carries it on
+        past the evening, when whoever else comes back to its place is there."""
+        return not self.done & TALKED and self._day >= 2 and self.p.period != "night"
 
     def _waypoint(self, goal: Pos, far: int) -> Pos:
         """The cell HOP_MOST steps along the straight line to a far `goal` (each axis in
@@ -322,11 +368,16 @@ memory and the view of the cells."""
         it can see round (the caller journeys, or goes another way for now).
         """
         dx, dy = tx - self.x, ty - self.y
+        blocked = self.blocked
         for direction in toward(dx, dy):
             if self._open(direction):
                 along = abs(dx) if direction in ("east", "west") else abs(dy)
                 if along == abs(dx) + abs(dy):  # in line with the goal: stop `arrive` short
                     along -= arrive
+                if along > 1 and blocked:
+                    sx, sy = DELTA[direction]
+                    if (self.x + sx, self.y + sy, direction) in blocked:
+                        continue  # one step on, a wall it knows of: that way is no way on
                 return direction, max(1, min(WALK_MOST, along))
         route = self.view.route((self.x, self.y), (tx, ty), self.blocked)
         if not route or not self._open(route[0]):

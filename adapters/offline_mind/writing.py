@@ -27,6 +27,9 @@ class Writing:
                 if mark.name not in visited:
                     yield from self._visit(mark)
                     return True
+                target = self.target
+                if target is not None and target[0] == mark.name:
+                    self.target = None  # back at a landmark it came to see again
                 if mark.name == self.haunt and (yield from self._sign_landmark(mark, 1.0)):
                     return True
                 break

@@ -78,13 +78,36 @@ async def test_a_far_landmark_is_reached_by_hops_toward_it() -> None:
         assert abs(ruins[0] - x) + abs(ruins[1] - y) == far - HOP_MOST, args  # nearer by all of it
 
 
-async def test_a_failed_hop_keeps_the_target_and_the_turn_still_moves() -> None:
+async def test_a_failed_hop_sets_out_the_whole_way_and_keeps_the_target() -> None:
+    """A hop's end in a lake says nothing of the target: the world plans the whole way."""
+    at, ruins = (100, 100), (130, 100)
+    memory = Memory.of(target=("the Ruins", *ruins), origin=at, anchor=at)
+
+    def no_hops(call: ToolCall) -> ActionResult:
+        if call.name == "journey" and "destination" in call.arguments:
+            return ActionResult.fail("water at the destination cannot be stood on")
+        return succeed(call)
+
+    for seed in range(1, 9):
+        mind = OfflineMind(seed, PERSONALITIES)
+        mind.set_state("River", memory.to_state())
+        log = await play(mind, start(perceive("River", 5, at, landmarks=(
+            landmark("the Ruins", ruins, at),))), no_hops)
+        moves = _moves(log)
+        if moves and moves[0][0] == "journey":
+            assert moves[1:] == [("journey", {"place_name": "the Ruins"})], moves
+            assert mind.memory("River").target == ("the Ruins", *ruins)
+            return
+    raise AssertionError("no seed tried a hop toward the far landmark")
+
+
+async def test_when_no_journey_gets_there_the_turn_still_moves() -> None:
     at, ruins = (100, 100), (130, 100)
     memory = Memory.of(target=("the Ruins", *ruins), origin=at, anchor=at)
 
     def no_journeys(call: ToolCall) -> ActionResult:
         if call.name == "journey":
-            return ActionResult.fail("water at the destination cannot be stood on")
+            return ActionResult.fail("no way there could be found")
         return succeed(call)
 
     for seed in range(1, 9):
@@ -94,8 +117,7 @@ async def test_a_failed_hop_keeps_the_target_and_the_turn_still_moves() -> None:
             landmark("the Ruins", ruins, at),))), no_journeys)
         names = [n for n, _ in _moves(log)]
         if "journey" in names:
-            assert names[-1] == "walk", names  # fell back to a walk in the same turn
-            assert mind.memory("River").target == ("the Ruins", *ruins)
+            assert names == ["journey", "journey", "walk"], names  # a walk in the same turn
             return
     raise AssertionError("no seed tried a hop toward the far landmark")
 

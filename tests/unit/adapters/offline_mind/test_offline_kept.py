@@ -25,7 +25,7 @@ _OTHER_VALUES = {
     "journal_day": [0, 3], "diary": [("built a shelter", "ÿ\\"), ()], "done": [0, 31],
     "walls": [((3, 4, "north"),), ()], "search": [(0, 0), (2, 17)], "origin": [(0, 0), None],
     "marks": [(("the Spring", 9, 9),), ()], "company": ["Sage", ""],
-    "stock": [(5, 6), None],
+    "stock": [(5, 6), None], "since": [0, 57],
 }
 
 
