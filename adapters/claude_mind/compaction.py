@@ -51,7 +51,7 @@ def compact(
         return history, summary, 0
     lines = summary.splitlines() if summary else []
     lines += summary_lines(history[:cut])
-    new_summary = _newest(lines, summary_chars)
+    new_summary = newest_lines(lines, summary_chars)
     rest = [dict(m) for m in history[cut:]]
     first = rest[0]
     blocks = [b for b in first["content"] if not _is_summary(b)]
@@ -70,18 +70,18 @@ def summary_lines(messages: Iterable[Mapping[str, Any]]) -> list[str]:
                 continue
             if kind == "text" and message.get("role") == "user":
                 first = str(block.get("text", "")).split("\n", 1)[0]
-                lines.append(f"* {_short(first)}")
+                lines.append(f"* {short(first)}")
             elif kind == "text":
                 said = " ".join(str(block.get("text", "")).split())
                 if said:
-                    lines.append(f"  you thought: {_short(said)}")
+                    lines.append(f"  you thought: {short(said)}")
             elif kind == "tool_use":
                 args = json.dumps(block.get("input", {}), ensure_ascii=False, sort_keys=True)
-                lines.append(f"  you tried {block.get('name')} {_short(args, 80)}")
+                lines.append(f"  you tried {block.get('name')} {short(args, 80)}")
             elif kind == "tool_result":
                 heard = " ".join(str(_result_text(block)).split())
                 mark = " (it failed)" if block.get("is_error") else ""
-                lines.append(f"  -> {_short(heard)}{mark}")
+                lines.append(f"  -> {short(heard)}{mark}")
     return lines
 
 
@@ -102,11 +102,11 @@ def _result_text(block: Mapping[str, Any]) -> str:
     return str(content)
 
 
-def _short(text: str, most: int = LINE_CHARS) -> str:
+def short(text: str, most: int = LINE_CHARS) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
-def _newest(lines: list[str], most: int) -> str:
+def newest_lines(lines: list[str], most: int) -> str:
     """The newest lines that fit in `most` characters (older ones dropped first)."""
     kept: list[str] = []
     size = 0

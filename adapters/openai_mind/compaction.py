@@ -12,10 +12,15 @@ messages are in its record in the database, so only what is sent shrinks.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from adapters.claude_mind.compaction import LINE_CHARS, SUMMARY_HEAD, history_chars
+from adapters.claude_mind.compaction import (
+    SUMMARY_HEAD,
+    history_chars,
+    newest_lines,
+    short,
+)
 from adapters.openai_mind.history import ERROR
 
 SUMMARY_END = "\n\n(That is all you remember from before.)\n\n"
@@ -39,7 +44,7 @@ def compact(
         return history, summary, 0
     lines = summary.splitlines() if summary else []
     lines += summary_lines(history[:cut])
-    new_summary = _newest(lines, summary_chars)
+    new_summary = newest_lines(lines, summary_chars)
     rest = [dict(m) for m in history[cut:]]
     rest[0] = {"role": "user", "content": (SUMMARY_HEAD + new_summary + SUMMARY_END
                                            + without_summary(rest[0]["content"]))}
@@ -53,20 +58,20 @@ def summary_lines(messages: Iterable[Mapping[str, Any]]) -> list[str]:
         role = m.get("role")
         if role == "user":
             first = without_summary(str(m.get("content") or "")).split("\n", 1)[0]
-            lines.append(f"* {_short(first)}")
+            lines.append(f"* {short(first)}")
         elif role == "assistant":
             said = " ".join(str(m.get("content") or "").split())
             if said:
-                lines.append(f"  you thought: {_short(said)}")
+                lines.append(f"  you thought: {short(said)}")
             for call in m.get("tool_calls") or ():
                 function = call.get("function", {})
                 lines.append(f"  you tried {function.get('name')} "
-                             f"{_short(str(function.get('arguments', '')), 80)}")
+                             f"{short(str(function.get('arguments', '')), 80)}")
         elif role == "tool":
             heard = " ".join(str(m.get("content") or "").split())
             failed = heard.startswith(ERROR)
             heard = heard.removeprefix(ERROR)
-            lines.append(f"  -> {_short(heard)}{' (it failed)' if failed else ''}")
+            lines.append(f"  -> {short(heard)}{' (it failed)' if failed else ''}")
     return lines
 
 
@@ -75,19 +80,3 @@ def without_summary(text: str) -> str:
     if text.startswith(SUMMARY_HEAD) and SUMMARY_END in text:
         return text.split(SUMMARY_END, 1)[1]
     return text
-
-
-def _short(text: str, most: int = LINE_CHARS) -> str:
-    return text if len(text) <= most else text[: most - 1] + "…"
-
-
-def _newest(lines: Sequence[str], most: int) -> str:
-    """The newest lines that fit in `most` characters (older ones dropped first)."""
-    kept: list[str] = []
-    size = 0
-    for line in reversed(lines):
-        size += len(line) + 1
-        if size > most:
-            break
-        kept.append(line)
-    return "\n".join(reversed(kept))
