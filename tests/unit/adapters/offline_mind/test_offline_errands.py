@@ -9,9 +9,11 @@ builds and writes, and two of them talk, on nearly every fresh default world):
 - a landmark it has walked toward for two days without getting there is given up;
 - having talked with nobody by its third day, it goes back to see another landmark it
   knows, where a sign may since say who comes back there;
-- it does not set off on a hop in the afternoon or walk back at dusk by journey, nor, a
-  day gone by with nobody talked with, journey anywhere in the afternoon: a journey (a
-  cell a tick) runs on into the evening, when company is at its place.
+- it does not set off on a hop in the afternoon or walk back at dusk by journey, nor,
+  days gone by with nobody talked with, journey anywhere by day: a journey (a cell a
+  tick) runs on into the evening, when company is at its place; but a far goal behind a
+  lake is journeyed to, the whole way, rather than paced at along the shore;
+- a wall it walked into part of the way is remembered and gone round.
 """
 
 from __future__ import annotations
@@ -22,13 +24,18 @@ import pytest
 
 from adapters.offline_mind import OfflineMind
 from adapters.offline_mind.memory import BUILT, CRAFTED, GATHERED, TALKED, WROTE, Memory
+from core.actions import ActionResult
+from core.terrain import Terrain
+from services.mind import ToolCall
 from tests.unit.adapters.offline_mind.conftest import (
     PERSONALITIES,
     calls_of,
+    cells_around,
     landmark,
     perceive,
     play,
     start,
+    succeed,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -195,7 +202,7 @@ async def test_at_dusk_even_the_last_few_cells_home_are_walked() -> None:
 
 @pytest.mark.parametrize("talked", [False, True])
 async def test_not_having_talked_yet_it_walks_home_in_the_afternoon(talked: bool) -> None:
-    """Twenty cells from its place on an afternoon of day two: one who has talked with
+    """Twenty cells from its place on an afternoon of day three: one who has talked with
     somebody may hop back (a journey); one who has not walks, to be there by evening."""
     haunt = (AT[0] + 12, AT[1] + 8)
     done = SETTLED | BUILT | (TALKED if talked else 0)
@@ -204,6 +211,42 @@ async def test_not_having_talked_yet_it_walks_home_in_the_afternoon(talked: bool
     made = []
     for seed in range(1, 13):
         log = await play(mind_with("Sage", memory, seed=seed), start(perceive(
-            "Sage", 30, AT, period="afternoon", day=2)))
+            "Sage", 54, AT, period="afternoon", day=3)))
         made += [n for n, _ in moves(log)]
     assert made and ("journey" in made) == talked, made
+
+
+async def test_a_far_place_behind_a_lake_is_journeyed_to_even_at_dusk() -> None:
+    """Its haunt forty cells south, water right below: walking at it only paces along the
+    shore, so at dusk too it sets out, and the world plans the way round."""
+    haunt = (AT[0], AT[1] + 40)
+    lake = {(x, y): Terrain.WATER for x in range(AT[0] - 3, AT[0] + 4)
+            for y in range(AT[1] + 1, AT[1] + 4)}
+    memory = Memory.of(haunt="the Ruins", anchor=haunt, origin=haunt, visited=("the Ruins",),
+                       marks=(("the Ruins", *haunt),), done=SETTLED | BUILT | TALKED)
+    for seed in range(1, 5):
+        log = await play(mind_with("Sage", memory, seed=seed), start(perceive(
+            "Sage", 19, AT, period="evening", cells=cells_around(AT, paint=lake))))
+        assert [n for n, _ in moves(log)][:1] == ["journey"], calls_of(log)
+
+
+async def test_a_wall_met_part_of_the_way_is_remembered_and_gone_round() -> None:
+    def into_a_wall(call: ToolCall) -> ActionResult:
+        if call.name == "walk":
+            return ActionResult.ok("you walk 1 step north, and stop: a wall stands to the north",
+                                   data={"position": [AT[0], AT[1] - 1], "steps": 1,
+                                         "stopped": "a wall stands to the north"})
+        return succeed(call)
+
+    goal = (AT[0], AT[1] - 20)
+    memory = Memory.of(haunt="the Ruins", anchor=goal, origin=goal, visited=("the Ruins",),
+                       marks=(("the Ruins", *goal),), done=SETTLED | BUILT | TALKED)
+    mind = mind_with("Sage", memory)
+    await play(mind, start(perceive("Sage", 19, AT, period="evening")), into_a_wall)
+    wall = (AT[0], AT[1] - 1, "north")
+    assert wall in mind.memory("Sage").walls
+    # Back where it started, it does not walk straight north into that wall again: at
+    # most a step, to go round it.
+    turn = mind.begin(start(perceive("Sage", 20, AT, period="evening")))
+    direction, steps = turn._leg_toward(*goal)
+    assert direction != "north" or steps == 1, (direction, steps)
