@@ -35,6 +35,7 @@ import anthropic
 from adapters.claude_mind import history as h
 from adapters.claude_mind.compaction import compact, history_chars
 from adapters.claude_mind.prompt import system_blocks, tool_params
+from adapters.model_memory import ModelMemory, write_trace
 from core.spend import Usage
 from core.types import AgentName
 from services.budget import SpendMeter
@@ -85,18 +86,15 @@ class ClaudeMind:
         self.profiles = dict(profiles)
         self.max_tokens = max_tokens
         self.trace = trace
-        self.compact_above_chars = compact_above_chars
-        self.keep_recent_chars = keep_recent_chars
-        self.summary_max_chars = summary_max_chars
+        self.memory = ModelMemory(
+            compact=compact, size=history_chars, problem=_history_problem,
+            compact_above_chars=compact_above_chars, keep_recent_chars=keep_recent_chars,
+            summary_max_chars=summary_max_chars, trace=trace)
         self.meter = meter
         """Counts spend and knows the budgets (services/budget.py); None: no accounting."""
         self.on_budget = on_budget
         """Told once, in words, when a budget is reached (the run stops on it)."""
         self._told = False
-        self._histories: dict[str, list[h.Message]] = {}
-        self._summaries: dict[str, str] = {}
-        self._too_long: set[str] = set()
-        """Agents whose last request overflowed the model's context: compacted next turn."""
         self._systems: dict[str, list[dict[str, Any]]] = {}
         self._tools: tuple[tuple[ToolSpec, ...], list[dict[str, Any]]] | None = None
 
@@ -110,30 +108,17 @@ class ClaudeMind:
         system = self._systems.get(name)
         if system is None:
             system = self._systems[name] = system_blocks(name, profile.personality)
-        folded = self._compact(name)
-        turn = ClaudeTurn(self, start, profile, self._history(name), system,
+        folded = self.memory.compact(name)
+        turn = ClaudeTurn(self, start, profile, self.memory.history(name), system,
                           self._tool_params(start.tools))
         turn.folded = folded
         return turn
 
     def get_state(self, agent: AgentName) -> Mapping[str, Any]:
-        return {"messages": self._histories.get(agent, []),
-                "summary": self._summaries.get(agent, "")}
+        return self.memory.state(agent)
 
     def set_state(self, agent: AgentName, state: Mapping[str, Any]) -> None:
-        messages = state.get("messages") if isinstance(state, Mapping) else None
-        problem = _history_problem(messages)
-        if problem is not None:
-            # The stored state stays in the database (and every turn's messages in its
-            # record); this agent's model starts from a blank page rather than crash.
-            log.warning("the stored history of %s cannot be used (%s); starting afresh",
-                        agent, problem)
-            self._histories[agent] = []
-            self._summaries[agent] = ""
-            return
-        self._histories[agent] = [dict(m) for m in messages]  # type: ignore[union-attr]
-        summary = state.get("summary", "")
-        self._summaries[agent] = summary if isinstance(summary, str) else ""
+        self.memory.restore(agent, state)
 
     # ------------------------------------------------------------------ parts
 
@@ -147,33 +132,6 @@ class ClaudeMind:
                 self.on_budget(reached)
         return reached
 
-    def _compact(self, name: str) -> int:
-        """Fold the oldest turns into the summary if the history has grown too big; gives
-        how many messages were folded (compaction.py)."""
-        history = self._history(name)
-        squeeze = name in self._too_long
-        if not squeeze and history_chars(history) <= self.compact_above_chars:
-            return 0
-        self._too_long.discard(name)
-        # After the model said its context was full, keep half as much as usual.
-        keep = self.keep_recent_chars // 2 if squeeze else self.keep_recent_chars
-        kept, summary, folded = compact(
-            history, self._summaries.get(name, ""),
-            keep_chars=keep, summary_chars=self.summary_max_chars)
-        if folded:
-            self._histories[name] = kept
-            self._summaries[name] = summary
-            self._trace(name, {"type": "compacted", "messages_folded": folded,
-                               "chars_before": history_chars(history),
-                               "chars_after": history_chars(kept)})
-        return folded
-
-    def _history(self, name: str) -> list[h.Message]:
-        found = self._histories.get(name)
-        if found is None:
-            found = self._histories[name] = []
-        return found
-
     def _tool_params(self, specs: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
         kept = self._tools
         if kept is None or kept[0] != specs:
@@ -181,12 +139,7 @@ class ClaudeMind:
         return kept[1]
 
     def _trace(self, agent: str, record: Mapping[str, Any]) -> None:
-        if self.trace is None:
-            return
-        try:
-            self.trace(agent, record)
-        except Exception:  # a trace is for reading later; it never stops a turn
-            log.exception("a trace record for %s could not be written", agent)
+        write_trace(self.trace, agent, record)
 
 
 class ClaudeTurn:
@@ -267,7 +220,7 @@ class ClaudeTurn:
         except anthropic.APIError as exc:
             cause = _describe(exc)
             if _context_full(exc):
-                self.mind._too_long.add(agent)
+                self.mind.memory.squeeze_next(agent)
             if first:  # nothing of this turn happened: as if it had never asked
                 h.undo_user_text(self.history, self.opening)
             self.stop = "error"
@@ -300,7 +253,7 @@ class ClaudeTurn:
         if stop in CUT_SHORT_STOPS:
             self.history.append(h.assistant(h.without_calls(content)))
             if stop == "model_context_window_exceeded":
-                self.mind._too_long.add(self.start.agent)
+                self.mind.memory.squeeze_next(self.start.agent)
             return ()
         self.history.append(h.assistant(content))
         if stop != "tool_use":

@@ -36,6 +36,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from adapters.claude_mind.prompt import system_prompt, tool_params
+from adapters.model_memory import ModelMemory, write_trace
 from adapters.openai_mind import history as h
 from adapters.openai_mind.compaction import compact, history_chars
 from core.types import AgentName
@@ -95,11 +96,10 @@ class OpenAIMind:
         self.profiles = dict(profiles)
         self.max_tokens = max_tokens
         self.trace = trace
-        self.compact_above_chars = compact_above_chars
-        self.keep_recent_chars = keep_recent_chars
-        self.summary_max_chars = summary_max_chars
-        self._histories: dict[str, list[h.Message]] = {}
-        self._summaries: dict[str, str] = {}
+        self.memory = ModelMemory(
+            compact=compact, size=history_chars, problem=h.history_problem,
+            compact_above_chars=compact_above_chars, keep_recent_chars=keep_recent_chars,
+            summary_max_chars=summary_max_chars, trace=trace)
         self._systems: dict[str, h.Message] = {}
         self._tools: tuple[tuple[ToolSpec, ...], list[dict[str, Any]]] | None = None
 
@@ -114,55 +114,19 @@ class OpenAIMind:
         if system is None:
             system = self._systems[name] = {
                 "role": "system", "content": system_prompt(name, profile.personality)}
-        folded = self._compact(name)
-        turn = OpenAITurn(self, start, profile, self._history(name), system,
+        folded = self.memory.compact(name)
+        turn = OpenAITurn(self, start, profile, self.memory.history(name), system,
                           self._tool_params(start.tools))
         turn.folded = folded
         return turn
 
     def get_state(self, agent: AgentName) -> Mapping[str, Any]:
-        return {"messages": self._histories.get(agent, []),
-                "summary": self._summaries.get(agent, "")}
+        return self.memory.state(agent)
 
     def set_state(self, agent: AgentName, state: Mapping[str, Any]) -> None:
-        messages = state.get("messages") if isinstance(state, Mapping) else None
-        problem = h.history_problem(messages)
-        if problem is not None:
-            # The stored state stays in the database (and every turn's messages in its
-            # record); this agent's model starts from a blank page rather than crash.
-            log.warning("the stored history of %s cannot be used (%s); starting afresh",
-                        agent, problem)
-            self._histories[agent] = []
-            self._summaries[agent] = ""
-            return
-        self._histories[agent] = [dict(m) for m in messages]  # type: ignore[union-attr]
-        summary = state.get("summary", "")
-        self._summaries[agent] = summary if isinstance(summary, str) else ""
+        self.memory.restore(agent, state)
 
     # ------------------------------------------------------------------ parts
-
-    def _compact(self, name: str) -> int:
-        """Fold the oldest turns into the summary if the history has grown too big; gives
-        how many messages were folded (compaction.py)."""
-        history = self._history(name)
-        before = history_chars(history)
-        if before <= self.compact_above_chars:
-            return 0
-        kept, summary, folded = compact(
-            history, self._summaries.get(name, ""),
-            keep_chars=self.keep_recent_chars, summary_chars=self.summary_max_chars)
-        if folded:
-            self._histories[name] = kept
-            self._summaries[name] = summary
-            self._trace(name, {"type": "compacted", "messages_folded": folded,
-                               "chars_before": before, "chars_after": history_chars(kept)})
-        return folded
-
-    def _history(self, name: str) -> list[h.Message]:
-        found = self._histories.get(name)
-        if found is None:
-            found = self._histories[name] = []
-        return found
 
     def _tool_params(self, specs: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
         kept = self._tools
@@ -175,12 +139,7 @@ class OpenAIMind:
         return kept[1]
 
     def _trace(self, agent: str, record: Mapping[str, Any]) -> None:
-        if self.trace is None:
-            return
-        try:
-            self.trace(agent, record)
-        except Exception:  # a trace is for reading later; it never stops a turn
-            log.exception("a trace record for %s could not be written", agent)
+        write_trace(self.trace, agent, record)
 
 
 class OpenAITurn:
