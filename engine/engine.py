@@ -29,6 +29,7 @@ from adapters.perception import PerceptionBuilder
 from adapters.recall_tool import RECALL_SPEC, RECALL_TOOLS, run_recall
 from config import HearthConfig
 from core.actions import ActionResult
+from core.perception import Perception
 from core.types import AgentName
 from engine.committer import (
     TurnCommitter,
@@ -104,6 +105,8 @@ class HearthEngine:
         self._snapshot: asyncio.Future[Path] | None = None
         """The snapshot being written in the background, if one is."""
         self.collector = TickCollector()
+        self.last_perceptions: dict[str, Perception] = {}
+        """What each agent perceived at the start of its latest turn (for the observer)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -262,6 +265,7 @@ class HearthEngine:
             told = await self.scene_narrator.describe(name, tick, perception)
             if told:
                 perception = dataclasses.replace(perception, narrative=told)
+        self.last_perceptions[name] = perception
         start = TurnStart(
             name, tick, perception, self.tools,
             self.config.settings.scheduling.max_actions_per_turn,

@@ -5,6 +5,8 @@
     runner.start()
     runner.request_run(10)                          # or request_tick(), request_run()
     runner.request_pause()
+    runner.request_force("Ember")                   # Ember acts first in its cluster
+    future = runner.call(lambda engine: engine.tick) # run on the engine thread, between ticks
     runner.stop()                                   # turn in flight finishes, then commit
 
 The UI thread never touches the engine: it sends commands through a thread-safe
@@ -21,7 +23,8 @@ import logging
 import queue
 import threading
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from engine.context import TickContext
@@ -30,12 +33,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("hearth.runner")
 
 EngineFactory = Callable[[], Awaitable["HearthEngine"]]
+T = TypeVar("T")
 
 
 class EngineRunner:
     def __init__(self, factory: EngineFactory) -> None:
         self._factory = factory
-        self._commands: queue.Queue[tuple[str, int | None]] = queue.Queue()
+        self._commands: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._callbacks: list[Callable[[TickContext], object]] = []
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
@@ -57,6 +61,12 @@ class EngineRunner:
     def is_paused(self) -> bool:
         with self._lock:
             return self._paused
+
+    @property
+    def remaining(self) -> int | None:
+        """Ticks still to run: 0 when idle, None when running without end."""
+        with self._lock:
+            return 0 if self._paused else self._remaining
 
     def on_tick(self, callback: Callable[[TickContext], object]) -> None:
         self._callbacks.append(callback)
@@ -85,6 +95,21 @@ class EngineRunner:
     def request_pause(self) -> None:
         self._commands.put(("pause", None))
 
+    def request_force(self, name: str) -> None:
+        """Let this agent act first in its cluster at the next tick."""
+        self._commands.put(("force", name))
+
+    def call(self, fn: Callable[[HearthEngine], T]) -> Future[T]:
+        """Run `fn(engine)` on the engine thread between ticks; its result comes back
+        through the future. For reads of live state that no snapshot holds (an agent's
+        perception now): `fn` must be quick and must not change the world."""
+        future: Future[T] = Future()
+        if not self.is_running:
+            future.set_exception(RuntimeError("the engine is not running"))
+        else:
+            self._commands.put(("call", (fn, future)))
+        return future
+
     def stop(self, timeout: float = 5.0) -> bool:
         """Finish the turn in flight, commit, close; True if the thread ended in time."""
         if self.engine is not None:
@@ -105,6 +130,7 @@ class EngineRunner:
             log.exception("the engine thread failed")
         finally:
             self._ready.set()
+            self._refuse_calls()
 
     async def _serve(self) -> None:
         engine = await self._factory()
@@ -121,17 +147,32 @@ class EngineRunner:
                     command, arg = "", None
                 if command == "stop":
                     return
-                self._apply(command, arg)
+                if command == "call":
+                    _answer(engine, *arg)
+                elif command == "force":
+                    engine.force_turn(arg)
+                else:
+                    self._apply(command, arg)
                 if not self._idle():
                     await self._one_tick(engine)
         finally:
             await engine.close()
 
+    def _refuse_calls(self) -> None:
+        """Calls still queued when the engine stopped get an error, not a hang."""
+        while True:
+            try:
+                command, arg = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            if command == "call":
+                arg[1].set_exception(RuntimeError("the engine has stopped"))
+
     def _idle(self) -> bool:
         with self._lock:
             return self._paused or self._remaining == 0
 
-    def _apply(self, command: str, arg: int | None) -> None:
+    def _apply(self, command: str, arg: Any) -> None:
         with self._lock:
             if command == "run":
                 self._remaining = arg if arg is None else (self._remaining or 0) + arg
@@ -153,3 +194,12 @@ class EngineRunner:
                 callback(ctx)
             except Exception:
                 log.exception("an on_tick callback failed")
+
+
+def _answer(engine: HearthEngine, fn: Callable[[HearthEngine], Any], future: Future[Any]) -> None:
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        future.set_result(fn(engine))
+    except Exception as exc:  # handed to the caller, who asked
+        future.set_exception(exc)
