@@ -31,6 +31,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -433,32 +434,9 @@ async def run_world(
             await init_world(env, config)
     synchronous = config.settings.storage.synchronous
     async with Storage(env.data_dir, create=False, synchronous=synchronous) as storage:
-        state = await storage.world.get_world_state()
-        if state is None:
-            raise CliError(f"{storage.db_path} holds no world yet (run hearth --init)")
-        residents = await storage.agents.get_all_agents()
-        kinds = _choose_minds([a.name for a in residents], config, mind, env)
-        offline = OfflineMind(state.seed, {a.name: a.personality for a in residents})
-        speakers = [a for a in residents if kinds[a.name] == CLAUDE]
-        meter = await _spend_meter(speakers, config, storage, state.tick)
         budget: list[str] = []  # which budget stopped the run, in words
-        engine: HearthEngine | None = None
-
-        def on_budget(reached: str) -> None:
-            budget.append(reached)
-            if engine is not None:
-                engine.request_stop()
-
-        claude = _claude_mind(speakers, config, env, storage, meter, on_budget)
-        narrator = _model_narrator(claude, config, speakers, meter)
-        local = _local_minds([a for a in residents if kinds[a.name] == LOCAL], config, storage)
-        minds: dict[str, Mind] = dict(local)
-        if claude is not None:
-            minds.update({n: claude for n, kind in kinds.items() if kind == CLAUDE})
-        engine = HearthEngine(
-            storage, config, mind=offline, agents_dir=env.agents_dir, minds=minds,
-            narrator=narrator, scene_narrator=narrator,
-        )
+        wired = await wire_engine(env, config, storage, mind, budget.append)
+        engine, meter, claude = wired.engine, wired.meter, wired.claude
         await engine.initialize()
         progress = await storage.engine.get_progress()
         if progress is not None and progress.tick == engine.tick:
@@ -484,11 +462,7 @@ async def run_world(
         finally:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
-            await engine.close()  # waits for a snapshot still being written
-            if claude is not None:
-                await claude.client.close()
-            for client in {id(m.client): m.client for m in local.values()}.values():
-                await client.close()
+            await engine.close()  # waits for a snapshot still being written; closes clients
         for line in summary.lines():
             print(line, file=notes)
         if claude is not None:
@@ -504,6 +478,52 @@ async def run_world(
             print(f"Stopped at tick {engine.tick}; everything done so far is saved.", file=notes)
             return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+@dataclass
+class WiredEngine:
+    engine: HearthEngine
+    meter: SpendMeter
+    claude: ClaudeMind | None
+
+
+async def wire_engine(
+    env: RuntimeEnv, config: HearthConfig, storage: Storage, mind: str | None,
+    on_budget: Callable[[str], object],
+) -> WiredEngine:
+    """The engine over an open world, each agent with the mind chosen for it, the spend
+    meter and the model clients; `engine.close()` closes the clients. A budget reached
+    stops the engine after the turn in flight and is reported to `on_budget`."""
+    state = await storage.world.get_world_state()
+    if state is None:
+        raise CliError(f"{storage.db_path} holds no world yet (run hearth --init)")
+    residents = await storage.agents.get_all_agents()
+    kinds = _choose_minds([a.name for a in residents], config, mind, env)
+    offline = OfflineMind(state.seed, {a.name: a.personality for a in residents})
+    speakers = [a for a in residents if kinds[a.name] == CLAUDE]
+    meter = await _spend_meter(speakers, config, storage, state.tick)
+    engine: HearthEngine | None = None
+
+    def reached(what: str) -> None:
+        on_budget(what)
+        if engine is not None:
+            engine.request_stop()
+
+    claude = _claude_mind(speakers, config, env, storage, meter, reached)
+    narrator = _model_narrator(claude, config, speakers, meter)
+    local = _local_minds([a for a in residents if kinds[a.name] == LOCAL], config, storage)
+    minds: dict[str, Mind] = dict(local)
+    if claude is not None:
+        minds.update({n: claude for n, kind in kinds.items() if kind == CLAUDE})
+    engine = HearthEngine(
+        storage, config, mind=offline, agents_dir=env.agents_dir, minds=minds,
+        narrator=narrator, scene_narrator=narrator,
+    )
+    clients = {id(m.client): m.client for m in local.values()}
+    if claude is not None:
+        clients[id(claude.client)] = claude.client
+    engine.on_close += [client.close for client in clients.values()]
+    return WiredEngine(engine, meter, claude)
 
 
 def _prices(config: HearthConfig) -> dict[str, Price]:

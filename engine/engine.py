@@ -19,7 +19,7 @@ import dataclasses
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 
 from adapters.agent_files import AgentFiles
@@ -105,6 +105,8 @@ class HearthEngine:
         self._snapshot: asyncio.Future[Path] | None = None
         """The snapshot being written in the background, if one is."""
         self.collector = TickCollector()
+        self.on_close: list[Callable[[], Awaitable[object]]] = []
+        """Run by close(), newest first: whoever wired the engine closes its clients."""
         self.last_perceptions: dict[str, Perception] = {}
         """What each agent perceived at the start of its latest turn (for the observer)."""
 
@@ -161,6 +163,11 @@ class HearthEngine:
         await self.finish_snapshot()
         if self._opened_storage:
             await self.storage.close()
+        while self.on_close:
+            try:
+                await self.on_close.pop()()
+            except Exception:  # one client failing to close must not keep others open
+                logger.exception("closing failed")
 
     # ------------------------------------------------------------------ reading
 
