@@ -172,7 +172,9 @@ class ObserverAPI:
         """Where every agent stood and what was said at a stored tick."""
         if self.history is None:
             raise RuntimeError("no history reader was given")
-        return self.history.at(tick, self.snapshot)
+        live = self.snapshot
+        return self.history.at(
+            tick, live.tick, {v.name: (v.position.x, v.position.y) for v in live.agents})
 
     # ------------------------------------------------------------------ commands
 
