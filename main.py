@@ -125,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--init", action="store_true", help="create a new world and exit")
     command.add_argument("--run", type=_whole_number(minimum=1), metavar="N",
                          help="run N ticks, printing each action; Ctrl+C stops cleanly")
+    command.add_argument("--watch", action="store_true",
+                         help="open the live observer on the world without creating one "
+                              "(plain `hearth` creates a world first if there is none)")
     command.add_argument("--map", nargs="?", const="", default=None, metavar="PATH",
                          help="draw the whole world in the terminal, or write it to PATH "
                               "(a .png image, one pixel per cell)")
@@ -134,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quiet", action="store_true",
                         help="with --run: print only the summary")
     parser.add_argument("--mind", choices=MIND_CHOICES,
-                        help="with --run: who speaks for every agent (default: each agent's "
+                        help="with --run or the observer: who speaks for every agent "
+                             "(default: each agent's "
                              "`mind` in agents.yaml, else auto: Claude when "
                              "ANTHROPIC_API_KEY is set, the offline mind otherwise)")
     parser.add_argument("--seed", type=_whole_number(minimum=0), metavar="N",
@@ -187,8 +191,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--json goes with --status or --run")
     if args.quiet and not args.run:
         parser.error("--quiet goes with --run")
-    if args.mind is not None and not args.run:
-        parser.error("--mind goes with --run")
+    if args.mind is not None and (args.status or args.init or args.map is not None):
+        parser.error("--mind goes with --run, --watch or plain hearth")
     init_only = [flag for flag, used in (("--seed", args.seed is not None),
                                           ("--size", args.size is not None),
                                           ("--agents", args.agents is not None),
@@ -395,14 +399,33 @@ async def draw_map(env: RuntimeEnv, target: str) -> int:
     return EXIT_OK
 
 
-async def open_world(env: RuntimeEnv, config: HearthConfig) -> int:
-    """The main job: make sure a world exists, then show it (status and map).
+@dataclass(frozen=True)
+class Watch:
+    """A request to open the live observer once the command's own loop is done (the
+    TUI runs its own event loop, so it cannot start inside `asyncio.run`)."""
 
-    The live terminal UI takes this place when it lands (issue 7)."""
-    if not Storage.world_exists(env.data_dir):
+    env: RuntimeEnv
+    config: HearthConfig
+    mind: str | None
+
+
+def interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+async def open_world(
+    env: RuntimeEnv, config: HearthConfig, mind: str | None = None, *, create: bool = True,
+) -> int | Watch:
+    """The main job: make sure a world exists, then watch it live in the terminal UI.
+
+    Not at a terminal (a pipe, CI), the world's status and map are printed instead.
+    With `create=False` (--watch) a missing world is not made: the UI says how to."""
+    _choose_minds([], config, mind, env)  # refuses Claude without a key, before anything
+    exists = Storage.world_exists(env.data_dir)
+    if not exists and create:
         print("No world yet: creating one.")
         await init_world(env, config)
-    else:
+    elif exists:
         # Opening for writing applies pending migrations (after a backup).
         async with Storage(env.data_dir, create=False) as storage:
             if storage.db.migrated_from is not None:
@@ -410,10 +433,73 @@ async def open_world(env: RuntimeEnv, config: HearthConfig) -> int:
                     f"Migrated {storage.db_path} from schema v{storage.db.migrated_from}; "
                     f"the previous file is saved at {storage.db.backup_path}"
                 )
+    if interactive():
+        return Watch(env, config, mind)
+    if not exists and not create:
+        raise CliError(f"no world in {env.data_dir} yet: create one with hearth --init")
     code = await show_status(env, config, as_json=False)
     if code == EXIT_OK:
         print()
         code = await draw_map(env, "")
+        print("\n(Run `hearth` in a terminal to watch the world live.)")
+    return code
+
+
+def watch(request: Watch) -> int:
+    """Open the live observer: the engine in its own thread, the UI on this one."""
+    from observe.tui import observe_world  # Textual loads only when someone watches
+
+    env, config = request.env, request.config
+    if not Storage.world_exists(env.data_dir):
+        return observe_world(None, str(env.data_dir))
+    budget: list[str] = []
+    meters: list[SpendMeter] = []
+
+    async def make_engine() -> HearthEngine:
+        storage = Storage(env.data_dir, create=False,
+                          synchronous=config.settings.storage.synchronous)
+        await storage.open()
+        try:
+            wired = await wire_engine(env, config, storage, request.mind, budget.append)
+            await wired.engine.initialize()
+        except BaseException:
+            await storage.close()
+            raise
+        wired.engine.on_close.insert(0, storage.close)  # closed last, after the clients
+        meters.append(wired.meter)
+        return wired.engine
+
+    def spend() -> tuple[float, dict[str, float]]:
+        return (meters[0].run, dict(meters[0].by_agent)) if meters else (0.0, {})
+
+    from engine import EngineRunner
+    from observe.api import ObserverAPI
+    from storage.history import HistoryReader
+
+    runner = EngineRunner(make_engine)
+    print("Opening the world...", file=sys.stderr)
+    try:
+        history = HistoryReader(env.data_dir / "world.db")
+    except StorageError as exc:
+        raise CliError(str(exc)) from None
+    api = ObserverAPI(runner, history=history, spend=spend)
+    try:
+        try:
+            api.start()
+        except RuntimeError:
+            cause = runner.error
+            if isinstance(cause, (CliError, StorageError, ConfigError)):
+                raise cause from None
+            raise CliError(f"the world could not be opened: {cause}") from None
+        from services.simulation import clock_of
+
+        code = observe_world(api, str(env.data_dir), clock_of(config))
+    finally:
+        api.stop()
+        history.close()
+    if budget:
+        print(f"Paused: {budget[0]}. Raise the budget in settings.yaml (claude.budgets) "
+              "to go on.", file=sys.stderr)
     return code
 
 
@@ -642,7 +728,7 @@ def _model_narrator(
                          meter=meter)
 
 
-async def run(args: argparse.Namespace) -> int:
+async def run(args: argparse.Namespace) -> int | Watch:
     config = load_config(args.config_dir)
     env = RuntimeEnv.resolve(os.environ, PROJECT_DIR, args.data_dir, args.agents_dir)
     log.debug("data dir %s, agents dir %s", env.data_dir, env.agents_dir)
@@ -656,14 +742,15 @@ async def run(args: argparse.Namespace) -> int:
     if args.run:
         return await run_world(env, config, args.run, quiet=args.quiet, as_json=args.json,
                                mind=args.mind)
-    return await open_world(env, config)
+    return await open_world(env, config, args.mind, create=not args.watch)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     setup_logging(args.debug)
     try:
-        return asyncio.run(run(args))
+        outcome = asyncio.run(run(args))
+        return watch(outcome) if isinstance(outcome, Watch) else outcome
     except ConfigError as exc:
         print(f"hearth: config error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -30,6 +30,7 @@ BENCHES: dict[str, str] = {
     "parallel": "bench.parallel_turns",
     "perception": "bench.perception",
     "life": "bench.life",
+    "observer": "bench.observer",
 }
 
 

@@ -124,7 +124,20 @@ class ObserverAPI:
         if self.runner.error is not None:
             raise RuntimeError(f"the engine could not start: {self.runner.error}")
         snapshot = self.runner.call(self._first_snapshot).result(timeout)
+        self._recall_recent(snapshot.tick)
         return snapshot
+
+    def _recall_recent(self, live_tick: int, ticks: int = 3) -> None:
+        """Start the feed with the last few stored ticks' lines, so a world opened
+        again does not look silent until its next tick."""
+        if self.history is None:
+            return
+        lines: list[FeedLine] = []
+        for tick in range(max(0, live_tick - ticks), live_tick):
+            lines += [FeedLine(p.tick, p.agent, p.kind, p.text, p.ok)
+                      for p in self.history.lines(tick)]
+        with self._lock:
+            self._feed.extendleft(reversed(lines))
 
     def stop(self, timeout: float = 2.0) -> bool:
         """Finish the turn in flight, commit it, close; True if done within `timeout`."""

@@ -1,0 +1,407 @@
+"""HearthApp: the live observer. The world runs in the engine's thread; this app, on
+the main thread, shows each tick as it lands and sends the person's commands back.
+
+Threads: the ObserverAPI's listener runs on the engine thread after every tick and
+only posts a `WorldAdvanced` message (thread-safe); everything else happens here, on
+the UI thread, reading immutable snapshots. Commands (step, run, pause, force a
+turn) are queued for the engine thread, which takes them between ticks.
+
+Looking back: `[` and `]` step through stored ticks (positions and narrated lines from
+the database, storage/history.py) while the live world keeps going underneath; the
+header says so plainly, and `end` returns to live.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from observe.api import ObserverAPI, Update, cell_info
+from observe.snapshot import FeedLine, WorldSnapshot
+from observe.timeline import Timeline, past_snapshot
+from observe.tui.commands import HearthCommands
+from observe.tui.help import HelpScreen
+from observe.tui.messages import AgentChosen, CellChosen, CentreOn, WorldAdvanced
+from observe.tui.widgets.agents import AgentList
+from observe.tui.widgets.cellinfo import CellPanel
+from observe.tui.widgets.conversations import ConversationPanel
+from observe.tui.widgets.detail import AgentDetail
+from observe.tui.widgets.feed import EventFeed
+from observe.tui.widgets.grid import GridView
+from observe.tui.widgets.header import HearthHeader
+from observe.tui.widgets.minimap import Minimap
+from services.world_service import Clock
+
+
+@dataclass
+class PerceptionReady(Message):
+    """An agent's last perception, fetched from the engine thread."""
+
+    name: str
+    text: str
+
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+"""The smallest terminal the layout works in."""
+
+SUMMARY_SECONDS = 0.5
+"""How often the agent list, minimap and open tabs catch up with the ticks."""
+
+QUIT_WITHIN = 2.0
+"""Seconds quitting waits for the turn in flight; after that it is left to roll back."""
+
+
+class HearthApp(App[int]):
+    TITLE = "Hearth"
+    COMMANDS = App.COMMANDS | {HearthCommands}
+    CSS = """
+    #body { height: 1fr; }
+    #grid { width: 1fr; height: 1fr; }
+    #side { width: 50; height: 1fr; }
+    #minimap { height: 13; border: round $primary-darken-2; }
+    #side-tabs { height: 1fr; }
+    #bottom-tabs { height: 12; }
+    #too-small { display: none; width: 1fr; height: 1fr; content-align: center middle; }
+    Screen.too-small #too-small { display: block; }
+    Screen.too-small #body, Screen.too-small #bottom-tabs, Screen.too-small HearthHeader {
+        display: none;
+    }
+    """
+    BINDINGS = [
+        Binding("space", "toggle_run", "Run/Pause"),
+        Binding("t,full_stop", "step", "Step"),
+        Binding("plus", "run_ten", "Run 10"),
+        Binding("f", "follow_selected", "Follow"),
+        Binding("g", "go_selected", "Go to agent", show=False),
+        Binding("e", "filter_feed", "Filter events"),
+        Binding("a", "toggle_ascii", "ASCII"),
+        Binding("left_square_bracket", "back", "Back a tick"),
+        Binding("right_square_bracket", "forward", "Forward a tick"),
+        Binding("left_curly_bracket", "back_ten", "Back 10", show=False),
+        Binding("right_curly_bracket", "forward_ten", "Forward 10", show=False),
+        Binding("end", "live", "Live"),
+        Binding("F", "force_turn", "Force turn", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(self, api: ObserverAPI, clock: Clock | None = None) -> None:
+        super().__init__()
+        self.api = api
+        self.clock = clock
+        """The world's clock, to tell the time of a past tick."""
+        self.live: WorldSnapshot = api.snapshot
+        """The newest snapshot from the engine."""
+        self.current: WorldSnapshot = self.live
+        """What the grid shows: the live snapshot, or a past tick's."""
+        first = api.history.first_tick() if api.history is not None else None
+        self.timeline = Timeline(first, self.live.tick)
+        self.feed_filter: str | None = None
+        self.ticks_seen = 0
+        self.update_ms: list[float] = []
+        """UI work per tick, in ms of this thread's CPU time: handling WorldAdvanced
+        until the screen is redrawn (waiting for the frame or for the engine thread's
+        turn at the interpreter is not work, so it is not counted)."""
+        self.handler_ms: list[float] = []
+        """The panels' part of it: handing the snapshot to every widget."""
+        self.quit_seconds: float | None = None
+        self._summaries_due = False
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield HearthHeader(id="header")
+        with Horizontal(id="body"):
+            yield GridView(id="grid")
+            with Vertical(id="side"):
+                yield Minimap(id="minimap")
+                with TabbedContent(id="side-tabs"):
+                    with TabPane("Agents", id="tab-agents"):
+                        yield AgentList(id="agents")
+                    with TabPane("Cell", id="tab-cell"):
+                        yield CellPanel(id="cell")
+                    with TabPane("Agent", id="tab-agent"):
+                        yield AgentDetail(id="detail")
+        with TabbedContent(id="bottom-tabs"):
+            with TabPane("Events", id="tab-events"):
+                yield EventFeed(id="feed")
+            with TabPane("Talk", id="tab-talk"):
+                yield ConversationPanel(id="talk")
+        yield Static(id="too-small")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.api.listen(self._from_engine)
+        self._draw(self.live)
+        self.query_one(EventFeed).add(self.api.feed())
+        grid = self.query_one(GridView)
+        grid.focus()
+        if self.live.agents:  # start where someone is, not in a corner of the map
+            first = self.live.agents[0]
+            grid.centre_on(first.position.x, first.position.y)
+        self._check_size(self.size.width, self.size.height)
+        self.set_interval(SUMMARY_SECONDS, self._beat)
+
+    def _from_engine(self, update: Update) -> None:
+        """On the engine thread: hand the tick over and return at once (posting a
+        message never waits for the UI, so quitting can never deadlock with a tick)."""
+        self.post_message(WorldAdvanced(update))
+
+    # ------------------------------------------------------------------ ticks
+
+    def on_world_advanced(self, message: WorldAdvanced) -> None:
+        started, cpu = time.perf_counter(), time.thread_time()
+        update = message.update
+        self.ticks_seen += 1
+        self.live = update.snapshot
+        first = self.timeline.first_tick
+        if first is None and self.api.history is not None:
+            first = self.api.history.first_tick()  # a new world's history starts now
+        self.timeline.follow(self.live.tick, first)
+        if self.timeline.is_live:
+            self._draw(update.snapshot, summaries=False)
+            feed = self.query_one(EventFeed)
+            feed.add(update.lines)
+        self._refresh_header()
+        self.handler_ms.append((time.perf_counter() - started) * 1000)
+        del self.handler_ms[:-500]
+        self.call_after_refresh(self._note_update_time, cpu)
+
+    def _note_update_time(self, cpu: float) -> None:
+        self.update_ms.append((time.thread_time() - cpu) * 1000)
+        del self.update_ms[:-500]
+
+    def _draw(self, snapshot: WorldSnapshot, *, summaries: bool = True) -> None:
+        """Show a snapshot: the grid and the feed at once; the summaries (agent list,
+        minimap, open tabs) too when `summaries`, else at the next half-second beat
+        (`_beat`): nobody reads a thousand activity lines four times a second, and
+        each redraw of them costs the whole screen a repaint."""
+        self.current = snapshot
+        self.query_one(GridView).show(snapshot)
+        if summaries:
+            self._draw_summaries()
+        else:
+            self._summaries_due = True
+        self._refresh_header()
+
+    def _draw_summaries(self) -> None:
+        self._summaries_due = False
+        snapshot = self.current
+        minimap = self.query_one(Minimap)
+        minimap.show(snapshot)
+        minimap.set_viewport(*self.query_one(GridView).visible_cells())
+        self.query_one(AgentList).show(snapshot)
+        self._refresh_tabs()
+
+    def _beat(self) -> None:
+        if self._summaries_due:
+            self._draw_summaries()
+        self._refresh_header()
+
+    def _refresh_tabs(self) -> None:
+        """Bring the shown tabs up to date. A hidden tab waits until it is shown: a
+        panel whose text grows or shrinks costs the whole screen a layout pass."""
+        side = self.query_one("#side-tabs", TabbedContent).active
+        if side == "tab-cell":
+            self._show_cell(*self.query_one(GridView).cursor)
+        elif side == "tab-agent":
+            self._show_detail(perception=None, fetch=False)
+        if self.query_one("#bottom-tabs", TabbedContent).active == "tab-talk":
+            self.query_one(ConversationPanel).show(self.current.conversations)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._refresh_tabs()
+
+    def _refresh_header(self) -> None:
+        label = None if self.timeline.is_live else self.timeline.label(self.live.tick)
+        self.query_one(HearthHeader).show(self.current if label else self.live,
+                                          self.api.run_state(), label)
+
+    # ------------------------------------------------------------------ panels
+
+    def on_cell_chosen(self, message: CellChosen) -> None:
+        if self.query_one("#side-tabs", TabbedContent).active == "tab-cell":
+            self._show_cell(message.x, message.y)
+
+    def on_grid_view_viewport_changed(self, message: GridView.ViewportChanged) -> None:
+        self.query_one(Minimap).set_viewport(message.x0, message.y0, message.x1, message.y1)
+
+    def _show_cell(self, x: int, y: int) -> None:
+        self.query_one(CellPanel).show(cell_info(self.current, x, y),
+                                       past=not self.timeline.is_live)
+
+    def on_agent_chosen(self, message: AgentChosen) -> None:
+        self.select_agent(message.name)
+        self.query_one("#side-tabs", TabbedContent).active = "tab-agent"
+
+    def on_centre_on(self, message: CentreOn) -> None:
+        self.go_to(message.x, message.y)
+
+    def select_agent(self, name: str) -> None:
+        self.query_one(AgentList).select(name)
+        self.query_one(GridView).set_highlight(name)
+        self._show_detail(perception=None, fetch=True)
+
+    @property
+    def selected(self) -> str | None:
+        return self.query_one(AgentList).selected
+
+    def _show_detail(self, perception: str | None, fetch: bool) -> None:
+        name = self.selected
+        detail = self.query_one(AgentDetail)
+        view = self.current.agent(name) if name else None
+        lines = self.api.feed(agent=name, limit=12) if name else []
+        spend = self.live.spend_by_agent.get(name, 0.0) if name else 0.0
+        if perception is None and not fetch:
+            perception = detail.perception_text if view is not None else None
+        detail.show(view, lines, spend, perception)
+        if fetch and name is not None and self.api.runner.is_running:
+            future = self.api.perception(name)
+            future.add_done_callback(lambda f, who=name: self._perception_ready(who, f))
+
+    def _perception_ready(self, name: str, future) -> None:
+        try:
+            text = future.result()
+        except Exception as exc:  # the engine stopped, or the agent is gone
+            text = f"(no perception: {exc})"
+        self.post_message(PerceptionReady(name, text))
+
+    def on_perception_ready(self, message: PerceptionReady) -> None:
+        if self.selected == message.name:
+            self._show_detail(perception=message.text or "(has not had a turn yet)",
+                              fetch=False)
+
+    # ------------------------------------------------------------------ size
+
+    def on_resize(self, event) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        self.screen.set_class(small, "too-small")
+        if small:
+            self.query_one("#too-small", Static).update(Text(
+                f"The terminal is {width}x{height}; Hearth needs at least "
+                f"{MIN_WIDTH}x{MIN_HEIGHT}.\nMake the window bigger (q quits).",
+                justify="center"))
+
+    # ------------------------------------------------------------------ commands
+
+    def action_toggle_run(self) -> None:
+        if self.api.run_state().paused:
+            self.api.run()
+        else:
+            self.api.pause()
+        self._refresh_header()
+
+    def action_step(self) -> None:
+        self.api.tick()
+
+    def action_run_ten(self) -> None:
+        self.run_ticks(10)
+
+    def run_ticks(self, count: int) -> None:
+        self.api.run(count)
+        self._refresh_header()
+
+    def action_follow_selected(self) -> None:
+        grid = self.query_one(GridView)
+        name = self.selected
+        if grid.following is not None or name is None:
+            grid.follow(None)
+            self.notify("Not following anyone.", timeout=2)
+        else:
+            self.follow(name)
+
+    def follow(self, name: str) -> None:
+        self.select_agent(name)
+        self.query_one(GridView).follow(name)
+        self.notify(Text(f"Following {name}."), timeout=2)
+
+    def action_go_selected(self) -> None:
+        if self.selected is not None:
+            self.go_to_agent(self.selected)
+
+    def go_to_agent(self, name: str) -> None:
+        view = self.current.agent(name)
+        if view is not None:
+            self.select_agent(name)
+            self.go_to(view.position.x, view.position.y)
+
+    def go_to(self, x: int, y: int) -> None:
+        grid = self.query_one(GridView)
+        grid.follow(None)
+        grid.centre_on(x, y)
+        self.query_one(Minimap).set_viewport(*grid.visible_cells())
+
+    def action_filter_feed(self) -> None:
+        self.feed_filter = None if self.feed_filter is not None else self.selected
+        self.query_one(EventFeed).set_filter(self.feed_filter)
+        who = self.feed_filter or "everyone"
+        self.notify(Text(f"Events: {who}."), timeout=2)
+
+    def action_toggle_ascii(self) -> None:
+        grid = self.query_one(GridView)
+        grid.set_ascii(not grid.ascii_mode)
+
+    def action_force_turn(self) -> None:
+        if self.selected is not None:
+            self.api.force_turn(self.selected)
+            self.notify(Text(f"{self.selected} acts first in its group next tick."), timeout=2)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self._binding_groups()))
+
+    def _binding_groups(self) -> Iterable[tuple[str, Iterable[Binding]]]:
+        grid = self.query_one(GridView)
+        return [("World and time", self.BINDINGS), ("Grid", grid.BINDINGS),
+                ("Agents list", AgentList.BINDINGS)]
+
+    # ------------------------------------------------------------------ timeline
+
+    def action_back(self) -> None:
+        self._look(self.timeline.back(1, self.live.tick))
+
+    def action_back_ten(self) -> None:
+        self._look(self.timeline.back(10, self.live.tick))
+
+    def action_forward(self) -> None:
+        self._look(self.timeline.forward(1, self.live.tick))
+
+    def action_forward_ten(self) -> None:
+        self._look(self.timeline.forward(10, self.live.tick))
+
+    def action_live(self) -> None:
+        self.timeline.to_live()
+        self._look(None)
+
+    def _look(self, tick: int | None) -> None:
+        feed = self.query_one(EventFeed)
+        if tick is None:
+            self._draw(replace(self.live, changed_rows=None))
+            feed.replace(self.api.feed())
+            return
+        try:
+            past = self.api.past(tick)
+        except (ValueError, RuntimeError) as exc:
+            self.notify(Text(str(exc)), severity="warning", timeout=3)
+            return
+        self._draw(past_snapshot(self.live, past, clock=self.clock))
+        feed.replace([FeedLine(p.tick, p.agent, p.kind, p.text, p.ok) for p in past.lines])
+
+    # ------------------------------------------------------------------ quitting
+
+    async def action_quit(self) -> None:
+        started = time.monotonic()
+        self.api.stop(QUIT_WITHIN)
+        self.quit_seconds = time.monotonic() - started
+        self.exit(0)

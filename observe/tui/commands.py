@@ -1,0 +1,81 @@
+"""The command palette's Hearth commands (ctrl+p): follow an agent, go to an agent or
+a landmark, run N ticks, toggle ASCII, return to live.
+
+Commands are made afresh from the app's latest snapshot each time the palette asks,
+so a renamed place or a new agent shows up without any bookkeeping. Typing "run 25"
+offers "Run 25 ticks" for any number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from observe.tui.safe_text import clean
+
+if TYPE_CHECKING:
+    from observe.tui.app import HearthApp
+
+_RUN_N = re.compile(r"^\s*(?:run\s*)?(\d{1,6})(?:\s*ticks?)?\s*$", re.IGNORECASE)
+RUN_CHOICES = (1, 10, 100)
+
+
+@dataclass(frozen=True, slots=True)
+class PaletteCommand:
+    title: str
+    help: str
+    run: Callable[[], object]
+
+
+def hearth_commands(app: HearthApp) -> Iterator[PaletteCommand]:
+    snapshot = app.current
+    for n in RUN_CHOICES:
+        yield PaletteCommand(f"Run {n} tick{'s' if n != 1 else ''}",
+                             "Let the world live on (it keeps its own pace)",
+                             partial(app.run_ticks, n))
+    yield PaletteCommand("Toggle ASCII", "Draw the grid with plain characters (or emoji again)",
+                         app.action_toggle_ascii)
+    yield PaletteCommand("Return to live", "Stop looking back and show the world now",
+                         app.action_live)
+    if snapshot is None:
+        return
+    for view in snapshot.agents:
+        name = clean(view.name)
+        yield PaletteCommand(f"Follow {name}", "Keep this agent in the middle of the grid",
+                             partial(app.follow, view.name))
+        yield PaletteCommand(f"Go to {name}", f"Move the grid to {name} (not following)",
+                             partial(app.go_to_agent, view.name))
+    for mark in snapshot.landmarks:
+        yield PaletteCommand(f"Go to landmark {clean(mark.name)}", clean(mark.description)[:80],
+                             partial(app.go_to, mark.position.x, mark.position.y))
+    for place in snapshot.places:
+        yield PaletteCommand(f"Go to place {clean(place.name)}", "A place an agent named",
+                             partial(app.go_to, place.position.x, place.position.y))
+
+
+class HearthCommands(Provider):
+    @property
+    def hearth(self) -> HearthApp:
+        return self.app  # type: ignore[return-value]
+
+    async def discover(self) -> Hits:
+        for command in hearth_commands(self.hearth):
+            yield DiscoveryHit(command.title, command.run, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        wanted = _RUN_N.match(query)
+        if wanted and int(wanted.group(1)) > 0:
+            count = int(wanted.group(1))
+            yield Hit(1.0, f"Run {count} tick{'s' if count != 1 else ''}",
+                      partial(self.hearth.run_ticks, count), help="Let the world live on")
+        matcher = self.matcher(query)
+        for command in hearth_commands(self.hearth):
+            score = matcher.match(command.title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.title), command.run,
+                          text=command.title, help=command.help)

@@ -1,0 +1,193 @@
+"""The event feed: every narrated line, newest at the bottom, one screen row each.
+
+A busy tick narrates a thousand actions, so the feed is a Line API widget over a
+bounded deque of `FeedLine` values: adding lines only appends to the deque and grows
+the scroll height, and a line becomes a `Strip` only when it is on screen (and is then
+kept in a small cache, so scrolling back and forth does not redo the work).
+
+Each line gets a sequence number when it arrives. Strips are cached by that number,
+so the cache stays right when old lines fall off the front, and a filtered view (one
+agent's lines) can tell which of its lines the full feed has already let go.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from observe.snapshot import FeedLine
+from observe.tui.safe_text import clean
+
+_TICK = Style(dim=True)
+_AGENT = Style(bold=True, color="cyan")
+_KIND = Style(italic=True, color="bright_black")
+_FAILED = Style(color="red")
+_FAILED_MARK = Style(bold=True, color="red")
+_HAPPENING = Style(color="yellow")
+
+Entry = tuple[int, FeedLine]
+"""A line and its sequence number (counting every line ever added)."""
+
+
+def line_segments(line: FeedLine) -> list[Segment]:
+    """One feed line as styled segments: "t123 Ember walk: narration", failures marked
+    with ✗ and shown red, happenings without an agent in yellow. All cleaned."""
+    segments = []
+    if not line.ok:
+        segments.append(Segment("✗ ", _FAILED_MARK))
+    segments.append(Segment(f"t{line.tick} ", _TICK))
+    if line.agent is not None:
+        segments.append(Segment(clean(line.agent) + " ", _AGENT))
+    segments.append(Segment(clean(line.kind) + ": ", _KIND))
+    style = _FAILED if not line.ok else (_HAPPENING if line.agent is None else None)
+    segments.append(Segment(" ".join(clean(line.text).split()), style))
+    return segments
+
+
+def cut(segments: list[Segment], width: int) -> Strip:
+    """Segments as a strip exactly `width` cells wide, ending in "…" when cut short."""
+    strip = Strip(segments)
+    if strip.cell_length <= width:
+        return strip.extend_cell_length(width)
+    if width <= 1:
+        return strip.crop(0, width)
+    shortened = strip.crop(0, width - 1)
+    return Strip.join([shortened, Strip([Segment("…", _TICK)])]).extend_cell_length(width)
+
+
+class EventFeed(ScrollView, can_focus=True, inherit_bindings=False):
+    """A bounded, filterable log of feed lines that follows the newest line.
+
+    It follows the end while the view is at the end; once the person scrolls up it
+    stays where they put it, and follows again when they scroll back to the bottom.
+    Up/down and page up/down scroll; Home and End are left to the app.
+    """
+
+    BINDINGS = [
+        Binding("up,k", "scroll_up", "Up", show=False),
+        Binding("down,j", "scroll_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    EventFeed {
+        height: 1fr;
+        overflow-x: hidden;
+        overflow-y: auto;
+    }
+    """
+
+    def __init__(self, max_lines: int = 5000, *, name: str | None = None,
+                 id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.max_lines = max_lines
+        self._all: deque[Entry] = deque(maxlen=max_lines)
+        self._filtered: deque[Entry] | None = None
+        self._agent: str | None = None
+        self._next = 0
+        self._strips: LRUCache[int, Strip] = LRUCache(512)
+        self._strip_width = -1
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def filter(self) -> str | None:
+        """The agent whose lines alone are shown, or None for everyone's."""
+        return self._agent
+
+    @property
+    def shown(self) -> list[FeedLine]:
+        """The lines the feed shows now (after the filter), oldest first."""
+        return [line for _, line in self._view()]
+
+    # ------------------------------------------------------------------ updating
+
+    def add(self, lines: Iterable[FeedLine]) -> None:
+        """Append lines; the oldest fall off past `max_lines`."""
+        follow = self._at_end()
+        start = self._next
+        entries = list(enumerate(lines, start))
+        if not entries:
+            return
+        self._next = entries[-1][0] + 1
+        self._all.extend(entries)
+        if self._filtered is not None:
+            agent = self._agent
+            self._filtered.extend(e for e in entries if e[1].agent == agent)
+            oldest = self._all[0][0]
+            while self._filtered and self._filtered[0][0] < oldest:
+                self._filtered.popleft()
+        self._resized(follow)
+
+    def replace(self, lines: Iterable[FeedLine]) -> None:
+        """Show only `lines` (a past tick's, say), under the same filter, from the end."""
+        self._all.clear()
+        self._strips.clear()
+        self._filtered = None if self._agent is None else deque()
+        self.add(lines)
+        self._resized(True)
+
+    def set_filter(self, agent: str | None) -> None:
+        """Show only `agent`'s lines (None: everyone's), scrolled to the newest."""
+        self._agent = agent
+        if agent is None:
+            self._filtered = None
+        else:
+            self._filtered = deque(e for e in self._all if e[1].agent == agent)
+        self._resized(True)
+
+    def clear(self) -> None:
+        self.replace(())
+
+    # ------------------------------------------------------------------ drawing
+
+    def _base_style(self):
+        """The widget's own style, worked out once until the styles change: asking
+        `rich_style` walks every ancestor, and every visible row asks."""
+        style = getattr(self, "_style_cache", None)
+        if style is None:
+            style = self._style_cache = self.rich_style
+        return style
+
+    def notify_style_update(self) -> None:
+        self._style_cache = None
+        super().notify_style_update()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if width != self._strip_width:
+            self._strip_width = width
+            self._strips.clear()
+        view = self._view()
+        row = self.scroll_offset.y + y
+        if not 0 <= row < len(view):
+            return Strip.blank(width, self._base_style())
+        number, line = view[row]
+        strip = self._strips.get(number)
+        if strip is None:
+            strip = cut(line_segments(line), width)
+            self._strips[number] = strip
+        return strip.apply_style(self._base_style())
+
+    def _view(self) -> deque[Entry]:
+        return self._all if self._filtered is None else self._filtered
+
+    def _at_end(self) -> bool:
+        return self.is_vertical_scroll_end
+
+    def _resized(self, follow: bool) -> None:
+        self.virtual_size = Size(0, len(self._view()))
+        if follow:
+            # forced: the scrollbar that would allow the scroll appears only at the
+            # next layout, and waiting for it lets a second add think it is scrolled up
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+        self.refresh()
