@@ -202,3 +202,29 @@ def test_console_script_runs(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "Created a 500x500 world" in result.stdout
     assert (tmp_path / "data" / "world.db").exists()
+
+
+def test_watch_without_a_world_off_a_terminal_says_how_to_make_one(capsys, dirs) -> None:
+    code, out, err = hearth(capsys, dirs, "--watch")
+    assert code == 1
+    assert "hearth --init" in err and "Traceback" not in err
+    assert not (dirs[0] / "world.db").exists(), "--watch never creates a world"
+
+
+def test_mind_goes_with_running_or_watching_only(capsys, dirs) -> None:
+    with pytest.raises(SystemExit) as stop:
+        hearth(capsys, dirs, "--status", "--mind", "offline")
+    assert stop.value.code == 2
+    assert "--mind goes with --run, --watch or plain hearth" in capsys.readouterr().err
+
+
+def test_at_a_terminal_plain_hearth_asks_for_the_observer(dirs, monkeypatch) -> None:
+    import asyncio
+
+    monkeypatch.setattr(main, "interactive", lambda: True)
+    data, agents = dirs
+    args = main.parse_args(["--data-dir", str(data), "--agents-dir", str(agents)])
+    outcome = asyncio.run(main.run(args))
+    assert isinstance(outcome, main.Watch)
+    assert (data / "world.db").exists(), "the first run creates the world before watching"
+    assert outcome.env.data_dir == data and outcome.mind is None

@@ -326,3 +326,30 @@ async def test_no_world_says_how_to_make_one(tmp_path: Path) -> None:
         assert app.is_running
         await pilot.press("q")
     assert app.return_value == 1
+
+
+async def test_command_palette_runs_n_ticks_and_follows_an_agent(small_world, config) -> None:
+    api = _observer(small_world, config, await _mind(small_world))
+    await _start(api)
+    app = HearthApp(api, clock_of(config))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            await pilot.press(*"run 3")
+            await asyncio.sleep(0.3)
+            await pilot.press("enter")
+            await _until(lambda: app.ticks_seen == 3)
+            name = api.snapshot.agents[1].name
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            await pilot.press(*f"follow {name}")
+            await asyncio.sleep(0.3)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.query_one(GridView).following == name
+            await pilot.press("q")
+    finally:
+        api.stop(10)
+        api.history.close()
+    assert _stored_tick(small_world) == 3
