@@ -30,6 +30,7 @@ from observe.timeline import Timeline, past_snapshot
 from observe.tui.commands import HearthCommands
 from observe.tui.help import HelpScreen
 from observe.tui.messages import AgentChosen, CellChosen, CentreOn, WorldAdvanced
+from observe.tui.safe_text import clean
 from observe.tui.widgets.agents import AgentList
 from observe.tui.widgets.cellinfo import CellPanel
 from observe.tui.widgets.conversations import ConversationPanel
@@ -168,10 +169,11 @@ class HearthApp(App[int]):
             first = self.api.history.first_tick()  # a new world's history starts now
         self.timeline.follow(self.live.tick, first)
         if self.timeline.is_live:
-            self._draw(update.snapshot, summaries=False)
+            self._draw(update.snapshot, summaries=False)  # the header too
             feed = self.query_one(EventFeed)
             feed.add(update.lines)
-        self._refresh_header()
+        else:
+            self._refresh_header()
         self.handler_ms.append((time.perf_counter() - started) * 1000)
         del self.handler_ms[:-500]
         self.call_after_refresh(self._note_update_time, cpu)
@@ -318,14 +320,14 @@ class HearthApp(App[int]):
         name = self.selected
         if grid.following is not None or name is None:
             grid.follow(None)
-            self.notify("Not following anyone.", timeout=2)
+            self.say("Not following anyone.")
         else:
             self.follow(name)
 
     def follow(self, name: str) -> None:
         self.select_agent(name)
         self.query_one(GridView).follow(name)
-        self.notify(Text(f"Following {name}."), timeout=2)
+        self.say(f"Following {name}.")
 
     def action_go_selected(self) -> None:
         if self.selected is not None:
@@ -347,7 +349,7 @@ class HearthApp(App[int]):
         self.feed_filter = None if self.feed_filter is not None else self.selected
         self.query_one(EventFeed).set_filter(self.feed_filter)
         who = self.feed_filter or "everyone"
-        self.notify(Text(f"Events: {who}."), timeout=2)
+        self.say(f"Events: {who}.")
 
     def action_toggle_ascii(self) -> None:
         grid = self.query_one(GridView)
@@ -356,7 +358,7 @@ class HearthApp(App[int]):
     def action_force_turn(self) -> None:
         if self.selected is not None:
             self.api.force_turn(self.selected)
-            self.notify(Text(f"{self.selected} acts first in its group next tick."), timeout=2)
+            self.say(f"{self.selected} acts first in its group next tick.")
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self._binding_groups()))
@@ -365,6 +367,11 @@ class HearthApp(App[int]):
         grid = self.query_one(GridView)
         return [("World and time", self.BINDINGS), ("Grid", grid.BINDINGS),
                 ("Agents list", AgentList.BINDINGS)]
+
+    def say(self, words: str, *, warning: bool = False) -> None:
+        """A short notice. Agent names can be anything, so never markup."""
+        self.notify(clean(words), markup=False, severity="warning" if warning else "information",
+                    timeout=3 if warning else 2)
 
     # ------------------------------------------------------------------ timeline
 
@@ -393,7 +400,7 @@ class HearthApp(App[int]):
         try:
             past = self.api.past(tick)
         except (ValueError, RuntimeError) as exc:
-            self.notify(Text(str(exc)), severity="warning", timeout=3)
+            self.say(str(exc), warning=True)
             return
         self._draw(past_snapshot(self.live, past, clock=self.clock))
         feed.replace([FeedLine(p.tick, p.agent, p.kind, p.text, p.ok) for p in past.lines])

@@ -132,6 +132,9 @@ async def test_grid_agents_detail_follow_filter_ascii_and_help(small_world, conf
             grid.focus()
             await pilot.press("f")
             assert grid.following == chosen
+            await asyncio.sleep(0.3)  # the notice is laid out and drawn
+            await pilot.pause()
+            assert app.is_running and app._exception is None
             api.run(2)
             await _until(lambda: app.ticks_seen == 5)
             await pilot.pause()
@@ -230,6 +233,10 @@ async def test_agent_written_text_is_shown_literally(small_world, config, script
                 seg.text for strip in app.screen._compositor.render_strips() for seg in strip)
             assert "\x1b" not in screen and "\x07" not in screen
             assert "[@click=app.quit]" in screen
+            app.say(f"Following {NASTY}.")  # notices take names as plain text too
+            await asyncio.sleep(0.3)
+            await pilot.pause()
+            assert app.is_running and app._exception is None
             await pilot.click(CellPanel)  # clicking the words runs nothing
             await pilot.pause()
             assert app.is_running
@@ -353,3 +360,24 @@ async def test_command_palette_runs_n_ticks_and_follows_an_agent(small_world, co
         api.stop(10)
         api.history.close()
     assert _stored_tick(small_world) == 3
+
+
+async def test_keys_still_work_after_choosing_an_agent_from_the_list(small_world, config) -> None:
+    api = _observer(small_world, config, await _mind(small_world))
+    await _start(api)
+    app = HearthApp(api, clock_of(config))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            app.query_one(AgentList).focus()
+            await pilot.press("down", "enter")
+            await pilot.pause()
+            assert app.query_one("#side-tabs").active == "tab-agent"
+            await pilot.press("t")
+            await _until(lambda: app.ticks_seen == 1)
+            await pilot.press("left_square_bracket")
+            await pilot.pause()
+            assert app.timeline.viewing == 0
+            await pilot.press("q")
+    finally:
+        api.stop(10)
+        api.history.close()
