@@ -9,6 +9,8 @@ rebuilds a handful of strips, not a thousand.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -20,6 +22,7 @@ from textual.strip import Strip
 from observe.snapshot import AgentView, WorldSnapshot
 from observe.tui.messages import AgentChosen
 from observe.tui.safe_text import clean, short
+from observe.tui.widgets.lines import DirectLines
 
 STATE_STYLES = {
     "awake": Style(color="green"),
@@ -38,11 +41,19 @@ RowKey = tuple[str, int, int, str, str]
 """What a row shows: name, x, y, state, activity. Equal keys draw equal rows."""
 
 
+def _clean(text: str) -> str:
+    """`clean`, skipped for plain printable ASCII (nothing in it to remove): most
+    names and lines are, and the character-by-character check is what costs."""
+    if isinstance(text, str) and text.isascii() and text.isprintable():
+        return text
+    return clean(text)
+
+
 def row_key(view: AgentView) -> RowKey:
     return (view.name, view.position.x, view.position.y, view.state, view.activity)
 
 
-class AgentList(ScrollView, can_focus=True, inherit_bindings=False):
+class AgentList(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
     """Every agent, one row each, with a selection the person moves.
 
     Up/down or k/j move the selection, page up/down move it a screen at a time, enter
@@ -183,27 +194,39 @@ class AgentList(ScrollView, can_focus=True, inherit_bindings=False):
         super().notify_style_update()
 
     def render_line(self, y: int) -> Strip:
+        return self._line_renderer()(y)
+
+    def _line_renderer(self) -> Callable[[int], Strip]:
+        """Line y of the list, for one paint: width, scroll offset and styles are
+        looked up once, not once a line."""
         width = self.scrollable_content_region.width
         if width != self._strip_width:  # new width: every cut is different
             self._strip_width = width
             self._strips.clear()
-        row = self.scroll_offset.y + y
-        if not 0 <= row < len(self._views):
-            return Strip.blank(width, self._base_style())
-        strip = self._strips.get(row)
-        if strip is None:
-            strip = self._strips[row] = self._row_strip(self._views[row], width)
-        if row == self._cursor:  # before the base style, so the cursor's background wins
-            strip = strip.apply_style(self.get_component_rich_style("agent-list--cursor"))
-        return strip.apply_style(self._base_style())
+        top = self.scroll_offset.y
+        views, strips, cursor = self._views, self._strips, self._cursor
+        base = self._base_style()
+
+        def line_at(y: int) -> Strip:
+            row = top + y
+            if not 0 <= row < len(views):
+                return Strip.blank(width, base)
+            strip = strips.get(row)
+            if strip is None:
+                strip = strips[row] = self._row_strip(views[row], width)
+            if row == cursor:  # before the base style, so the cursor's background wins
+                strip = strip.apply_style(self.get_component_rich_style("agent-list--cursor"))
+            return strip.apply_style(base)
+
+        return line_at
 
     def _row_strip(self, view: AgentView, width: int) -> Strip:
         """One agent's row, cut to `width` cells; every agent-written part cleaned."""
-        name = short(clean(view.name), self._name_width).ljust(self._name_width)
+        name = short(_clean(view.name), self._name_width).ljust(self._name_width)
         state = view.state
         where = f"({view.position.x},{view.position.y})".rjust(_POSITION_WIDTH)
         room = width - (self._name_width + _STATE_WIDTH + _POSITION_WIDTH + 3)
-        activity = short(clean(view.activity), room) if room > 0 else ""
+        activity = short(_clean(view.activity), room) if room > 0 else ""
         segments = [
             Segment(name, _NAME),
             Segment(" "),

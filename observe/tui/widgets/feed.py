@@ -13,7 +13,7 @@ agent's lines) can tell which of its lines the full feed has already let go.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rich.segment import Segment
 from rich.style import Style
@@ -25,6 +25,7 @@ from textual.strip import Strip
 
 from observe.snapshot import FeedLine
 from observe.tui.safe_text import clean
+from observe.tui.widgets.lines import DirectLines
 
 _TICK = Style(dim=True)
 _AGENT = Style(bold=True, color="cyan")
@@ -37,6 +38,14 @@ Entry = tuple[int, FeedLine]
 """A line and its sequence number (counting every line ever added)."""
 
 
+def _clean(text: str) -> str:
+    """`clean`, skipped for plain printable ASCII (nothing in it to remove): most
+    names and lines are, and the character-by-character check is what costs."""
+    if isinstance(text, str) and text.isascii() and text.isprintable():
+        return text
+    return clean(text)
+
+
 def line_segments(line: FeedLine) -> list[Segment]:
     """One feed line as styled segments: "t123 Ember walk: narration", failures marked
     with ✗ and shown red, happenings without an agent in yellow. All cleaned."""
@@ -45,10 +54,10 @@ def line_segments(line: FeedLine) -> list[Segment]:
         segments.append(Segment("✗ ", _FAILED_MARK))
     segments.append(Segment(f"t{line.tick} ", _TICK))
     if line.agent is not None:
-        segments.append(Segment(clean(line.agent) + " ", _AGENT))
-    segments.append(Segment(clean(line.kind) + ": ", _KIND))
+        segments.append(Segment(_clean(line.agent) + " ", _AGENT))
+    segments.append(Segment(_clean(line.kind) + ": ", _KIND))
     style = _FAILED if not line.ok else (_HAPPENING if line.agent is None else None)
-    segments.append(Segment(" ".join(clean(line.text).split()), style))
+    segments.append(Segment(" ".join(_clean(line.text).split()), style))
     return segments
 
 
@@ -63,7 +72,7 @@ def cut(segments: list[Segment], width: int) -> Strip:
     return Strip.join([shortened, Strip([Segment("…", _TICK)])]).extend_cell_length(width)
 
 
-class EventFeed(ScrollView, can_focus=True, inherit_bindings=False):
+class EventFeed(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
     """A bounded, filterable log of feed lines that follows the newest line.
 
     It follows the end while the view is at the end; once the person scrolls up it
@@ -163,20 +172,32 @@ class EventFeed(ScrollView, can_focus=True, inherit_bindings=False):
         super().notify_style_update()
 
     def render_line(self, y: int) -> Strip:
+        return self._line_renderer()(y)
+
+    def _line_renderer(self) -> Callable[[int], Strip]:
+        """Line y of the feed, for one paint: width, scroll offset and style are looked
+        up once, not once a line."""
         width = self.scrollable_content_region.width
         if width != self._strip_width:
             self._strip_width = width
             self._strips.clear()
         view = self._view()
-        row = self.scroll_offset.y + y
-        if not 0 <= row < len(view):
-            return Strip.blank(width, self._base_style())
-        number, line = view[row]
-        strip = self._strips.get(number)
-        if strip is None:
-            strip = cut(line_segments(line), width)
-            self._strips[number] = strip
-        return strip.apply_style(self._base_style())
+        top = self.scroll_offset.y
+        strips = self._strips
+        base = self._base_style()
+
+        def line_at(y: int) -> Strip:
+            row = top + y
+            if not 0 <= row < len(view):
+                return Strip.blank(width, base)
+            number, line = view[row]
+            strip = strips.get(number)
+            if strip is None:
+                strip = cut(line_segments(line), width)
+                strips[number] = strip
+            return strip.apply_style(base)
+
+        return line_at
 
     def _view(self) -> deque[Entry]:
         return self._all if self._filtered is None else self._filtered

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,6 +67,7 @@ from core.objects import Sign
 from observe.snapshot import AgentView, WorldSnapshot
 from observe.tui.glyphs import ASCII, EMOJI, GlyphSet, Part
 from observe.tui.messages import CellChosen
+from observe.tui.widgets.lines import DirectLines
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +105,7 @@ def _snap(value: float, current: float, step: int, limit: float) -> int:
     return min(cells * step, top)
 
 
-class GridView(ScrollView, can_focus=True, inherit_bindings=False):
+class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
     """The world's cells with a cursor; see the module docstring."""
 
     DEFAULT_CSS = """
@@ -209,8 +211,10 @@ class GridView(ScrollView, can_focus=True, inherit_bindings=False):
         self._index_walls(snapshot)
         if before is None or snapshot.agents is not before.agents:
             self._index_agents(snapshot)
-        if (before is None or snapshot.objects is not before.objects
-                or snapshot.landmarks is not before.landmarks):
+        # Objects and landmarks are frozen values, most of them the same ones as last
+        # tick: comparing the tuples is far cheaper than indexing them again.
+        if (before is None or snapshot.objects != before.objects
+                or snapshot.landmarks != before.landmarks):
             self._index_things(snapshot)
         if changed is None:
             self._cache.clear()
@@ -429,9 +433,17 @@ class GridView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _index_agents(self, snap: WorldSnapshot) -> None:
         rows: dict[int, dict[int, list[AgentView]]] = {}
+        get = rows.get
         for view in snap.agents:
             position = view.position
-            rows.setdefault(position.y, {}).setdefault(position.x, []).append(view)
+            x, y = position.x, position.y
+            row = get(y)
+            if row is None:
+                rows[y] = {x: [view]}
+            elif x in row:
+                row[x].append(view)
+            else:
+                row[x] = [view]
         self._agents = rows
 
     def _index_things(self, snap: WorldSnapshot) -> None:
@@ -458,33 +470,68 @@ class GridView(ScrollView, can_focus=True, inherit_bindings=False):
 
     # ------------------------------------------------------------------ drawing
 
+    def _base_style(self):
+        """The widget's own style, worked out once until the styles change: asking
+        `rich_style` walks every ancestor, and a line cut short by the world's edge asks."""
+        style = getattr(self, "_style_cache", None)
+        if style is None:
+            style = self._style_cache = self.rich_style
+            self._blanks: dict[int, Strip] = {}
+        return style
+
+    def _blank(self, width: int) -> Strip:
+        """An empty line (past the world's edge), the same strip every paint."""
+        style = self._base_style()
+        strip = self._blanks.get(width)
+        if strip is None:
+            strip = self._blanks[width] = Strip.blank(width, style)
+        return strip
+
+    def notify_style_update(self) -> None:
+        self._style_cache = None
+        super().notify_style_update()
+
     def render_line(self, y: int) -> Strip:
+        return self._line_renderer()(y)
+
+    def _line_renderer(self) -> Callable[[int], Strip]:
+        """Line y of the view, for one paint: the width, scroll offset, zoom and
+        cursor are looked up once, not once a line."""
         snap = self._snapshot
         width = self.scrollable_content_region.width
         sx, sy = self.scroll_offset
-        line = sy + y
         zoom = self._zoom
-        if snap is None or width <= 0 or line >= snap.height * zoom.down:
-            return Strip.blank(width, self.rich_style)
-        row = line // zoom.down
-        edge = line % zoom.down == 1
+        if snap is None or width <= 0:
+            blank = self._blank(max(width, 0))
+            return lambda y: blank
         x0 = sx // zoom.across
+        down = zoom.down
+        lines = snap.height * down
         generation = self._generation
-        below = generation[row + 1] if edge and row + 1 < snap.height else -1
         cx, cy = self._cursor
-        key = (zoom.name, self._glyphs.name, line, x0, width, generation[row], below,
-               cx if cy == row and not edge else -1)
+        fixed = (zoom.name, self._glyphs.name, x0, width)
         cache = self._cache
-        strip = cache.get(key)
-        if strip is not None:
-            cache.move_to_end(key)
+
+        def line_at(y: int) -> Strip:
+            line = sy + y
+            if line >= lines:
+                return self._blank(width)
+            row, edge = (line, False) if down == 1 else divmod(line, down)
+            below = generation[row + 1] if edge and row + 1 < snap.height else -1
+            key = (*fixed, line, generation[row], below,
+                   cx if cy == row and not edge else -1)
+            strip = cache.get(key)
+            if strip is not None:
+                cache.move_to_end(key)
+                return strip
+            strip = self._build(snap, row, edge == 1, x0, width)
+            self.rows_built += 1
+            cache[key] = strip
+            if len(cache) > CACHE_SIZE:
+                cache.popitem(last=False)
             return strip
-        strip = self._build(snap, row, edge, x0, width)
-        self.rows_built += 1
-        cache[key] = strip
-        if len(cache) > CACHE_SIZE:
-            cache.popitem(last=False)
-        return strip
+
+        return line_at
 
     def _build(self, snap: WorldSnapshot, row: int, edge: bool, x0: int, width: int) -> Strip:
         """One screen line: the cells from x0 that fit in `width` columns (a cell cut
@@ -494,7 +541,7 @@ class GridView(ScrollView, can_focus=True, inherit_bindings=False):
         across = self._zoom.across
         x1 = min(x0 + -(-width // across), snap.width)
         if x1 <= x0:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._base_style())
         codes = snap.terrain[row, x0:x1]
         if self._zoom is WORLD:
             units, specials = self._world_row(snap, row, x0, x1, codes)
@@ -511,7 +558,7 @@ class GridView(ScrollView, can_focus=True, inherit_bindings=False):
             length = width
         strip = Strip(segments, length)
         if length < width:
-            strip = strip.extend_cell_length(width, self.rich_style)
+            strip = strip.extend_cell_length(width, self._base_style())
         return strip
 
     def _contents(self, row: int, x0: int, x1: int, codes: np.ndarray) -> dict[int, Part]:
