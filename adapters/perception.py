@@ -140,7 +140,7 @@ _OBJECT_RANK = {"sign": 0, "placed_item": 1}
 _WALL_SLOT = "─" * 2
 
 
-def _junction(up: bool, down: bool, left: bool, right: bool) -> str:
+def wall_junction(up: bool, down: bool, left: bool, right: bool) -> str:
     """The box-drawing character where up to four wall segments meet."""
     vertical, horizontal = up or down, left or right
     if not horizontal:
@@ -157,7 +157,7 @@ def _junction(up: bool, down: bool, left: bool, right: bool) -> str:
 
 
 _JUNCTIONS: dict[tuple[bool, bool, bool, bool], str] = {
-    (u, d, lt, rt): _junction(u, d, lt, rt)
+    (u, d, lt, rt): wall_junction(u, d, lt, rt)
     for u in (False, True) for d in (False, True) for lt in (False, True) for rt in (False, True)
 }
 """(up, down, left, right) -> character; a lone segment runs on to the corner it reaches."""

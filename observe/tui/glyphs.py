@@ -28,6 +28,7 @@ from types import MappingProxyType
 from rich.color import Color
 from rich.style import Style
 
+from adapters.perception import wall_junction
 from core.terrain import TERRAIN_ORDER, Terrain
 from observe.worldmap import TERRAIN_COLORS
 
@@ -41,23 +42,6 @@ def _rgb(rgb: tuple[int, int, int], scale: float = 1.0) -> Color:
 
 
 # ---------------------------------------------------------------------- walls
-
-
-def _box_junction(up: bool, down: bool, left: bool, right: bool) -> str:
-    """The box-drawing character where wall segments meet, as the agent's view draws it:
-    a lone segment runs on to the corner it reaches, no segment at all is a space."""
-    vertical, horizontal = up or down, left or right
-    if not horizontal:
-        return "│" if vertical else " "
-    if not vertical:
-        return "─"
-    if up and down:
-        return "┼" if left and right else ("├" if right else "┤")
-    if left and right:
-        return "┴" if up else "┬"
-    if down:
-        return "┌" if right else "┐"
-    return "└" if right else "┘"
 
 
 def _ascii_junction(up: bool, down: bool, left: bool, right: bool) -> str:
@@ -213,7 +197,7 @@ def _emoji_set() -> GlyphSet:
         }),
         landmark=("⭐", Style()),
         marks=marks,
-        walls=WallParts("│", "─", MappingProxyType({s: _box_junction(*s) for s in _SIDES}),
+        walls=WallParts("│", "─", MappingProxyType({s: wall_junction(*s) for s in _SIDES}),
                         Style(color="bright_white", bold=True)),
         selected=Style(bgcolor="dark_orange3"),
         cursor=Style(bgcolor="grey85", color="black"),
