@@ -159,18 +159,6 @@ class EventFeed(DirectLines, ScrollView, can_focus=True, inherit_bindings=False)
 
     # ------------------------------------------------------------------ drawing
 
-    def _base_style(self):
-        """The widget's own style, worked out once until the styles change: asking
-        `rich_style` walks every ancestor, and every visible row asks."""
-        style = getattr(self, "_style_cache", None)
-        if style is None:
-            style = self._style_cache = self.rich_style
-        return style
-
-    def notify_style_update(self) -> None:
-        self._style_cache = None
-        super().notify_style_update()
-
     def render_line(self, y: int) -> Strip:
         return self._line_renderer()(y)
 

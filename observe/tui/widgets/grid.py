@@ -470,25 +470,19 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
 
     # ------------------------------------------------------------------ drawing
 
-    def _base_style(self):
-        """The widget's own style, worked out once until the styles change: asking
-        `rich_style` walks every ancestor, and a line cut short by the world's edge asks."""
-        style = getattr(self, "_style_cache", None)
-        if style is None:
-            style = self._style_cache = self.rich_style
-            self._blanks: dict[int, Strip] = {}
-        return style
-
     def _blank(self, width: int) -> Strip:
-        """An empty line (past the world's edge), the same strip every paint."""
-        style = self._base_style()
-        strip = self._blanks.get(width)
+        """An empty line (past the world's edge), the same strip every paint until the
+        style changes."""
+        blanks = getattr(self, "_blanks", None)
+        if blanks is None:
+            blanks = self._blanks = {}
+        strip = blanks.get(width)
         if strip is None:
-            strip = self._blanks[width] = Strip.blank(width, style)
+            strip = blanks[width] = Strip.blank(width, self._base_style())
         return strip
 
     def notify_style_update(self) -> None:
-        self._style_cache = None
+        self._blanks = None
         super().notify_style_update()
 
     def render_line(self, y: int) -> Strip:

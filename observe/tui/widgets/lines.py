@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from rich.style import Style as RichStyle
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
@@ -53,6 +54,18 @@ class DirectLines(_Base):
     def _line_renderer(self) -> Callable[[int], Strip]:
         """What draws line y of the widget this paint (by default `render_line`)."""
         return self.render_line
+
+    def _base_style(self) -> RichStyle:
+        """The widget's own style, worked out once until the styles change: asking
+        `rich_style` walks every ancestor, and every line drawn asks."""
+        style = getattr(self, "_style_cache", None)
+        if style is None:
+            style = self._style_cache = self.rich_style
+        return style
+
+    def notify_style_update(self) -> None:
+        self._style_cache = None
+        super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         if not _undecorated(self):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from textual import events
@@ -42,6 +43,18 @@ async def _start(api: ObserverAPI) -> None:
     await asyncio.to_thread(api.start)
 
 
+@asynccontextmanager
+async def _watching(world: Path, config, mind):
+    """A started observer over `world` and the app on it; stopped and closed after."""
+    api = _observer(world, config, mind)
+    await _start(api)
+    try:
+        yield api, HearthApp(api, clock_of(config))
+    finally:
+        api.stop(10)
+        api.history.close()
+
+
 async def _until(predicate, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -63,10 +76,7 @@ async def _mind(world: Path) -> OfflineMind:
 
 
 async def test_time_keys_step_run_pause_and_the_header_follows(small_world, config) -> None:
-    api = _observer(small_world, config, await _mind(small_world))
-    await _start(api)
-    app = HearthApp(api, clock_of(config))
-    try:
+    async with _watching(small_world, config, await _mind(small_world)) as (api, app):
         async with app.run_test(size=SIZE) as pilot:
             header = app.query_one(HearthHeader)
             assert header.line.plain.startswith("t0 ")
@@ -92,17 +102,11 @@ async def test_time_keys_step_run_pause_and_the_header_follows(small_world, conf
             assert "paused" in header.line.plain
             await pilot.press("q")
         assert app.return_value == 0
-    finally:
-        api.stop(10)
-        api.history.close()
     assert _stored_tick(small_world) == settled
 
 
 async def test_grid_agents_detail_follow_filter_ascii_and_help(small_world, config) -> None:
-    api = _observer(small_world, config, await _mind(small_world))
-    await _start(api)
-    app = HearthApp(api, clock_of(config))
-    try:
+    async with _watching(small_world, config, await _mind(small_world)) as (api, app):
         async with app.run_test(size=SIZE) as pilot:
             api.run(3)
             await _until(lambda: app.ticks_seen == 3)
@@ -163,18 +167,12 @@ async def test_grid_agents_detail_follow_filter_ascii_and_help(small_world, conf
             await pilot.pause()
             assert type(app.screen).__name__ == "Screen"
             await pilot.press("q")
-    finally:
-        api.stop(10)
-        api.history.close()
 
 
 async def test_looking_back_while_the_world_runs_and_returning_to_live(
     small_world, config
 ) -> None:
-    api = _observer(small_world, config, await _mind(small_world))
-    await _start(api)
-    app = HearthApp(api, clock_of(config))
-    try:
+    async with _watching(small_world, config, await _mind(small_world)) as (api, app):
         async with app.run_test(size=SIZE) as pilot:
             api.run(6)
             await _until(lambda: app.ticks_seen == 6)
@@ -200,19 +198,13 @@ async def test_looking_back_while_the_world_runs_and_returning_to_live(
             assert app.timeline.is_live and app.current.tick == 8
             assert "PAST" not in app.query_one(HearthHeader).line.plain
             await pilot.press("q")
-    finally:
-        api.stop(10)
-        api.history.close()
 
 
 async def test_agent_written_text_is_shown_literally(small_world, config, scripted) -> None:
     def nasty(start):
         return [("write_sign", {"text": NASTY}), ("speak", {"message": NASTY})]
 
-    api = _observer(small_world, config, scripted(nasty))
-    await _start(api)
-    app = HearthApp(api, clock_of(config))
-    try:
+    async with _watching(small_world, config, scripted(nasty)) as (api, app):
         async with app.run_test(size=SIZE) as pilot:
             api.run(1)
             await _until(lambda: app.ticks_seen == 1)
@@ -241,9 +233,6 @@ async def test_agent_written_text_is_shown_literally(small_world, config, script
             await pilot.pause()
             assert app.is_running
             await pilot.press("q")
-    finally:
-        api.stop(10)
-        api.history.close()
 
 
 async def test_quitting_mid_run_stops_within_two_seconds_and_keeps_the_world_whole(
@@ -282,10 +271,7 @@ async def test_quitting_mid_run_stops_within_two_seconds_and_keeps_the_world_who
 async def test_three_hundred_live_ticks_end_with_the_ui_on_the_worlds_tick(
     small_world, config
 ) -> None:
-    api = _observer(small_world, config, await _mind(small_world))
-    await _start(api)
-    app = HearthApp(api, clock_of(config))
-    try:
+    async with _watching(small_world, config, await _mind(small_world)) as (api, app):
         async with app.run_test(size=SIZE) as pilot:
             api.run(300)
             await _until(lambda: app.ticks_seen == 300, timeout=180)
@@ -297,17 +283,11 @@ async def test_three_hundred_live_ticks_end_with_the_ui_on_the_worlds_tick(
             assert app.return_value is None  # still running, no error
             await pilot.press("q")
         assert app.return_value == 0
-    finally:
-        api.stop(10)
-        api.history.close()
     assert _stored_tick(small_world) == 300
 
 
 async def test_a_terminal_too_small_says_so_until_resized(small_world, config, scripted) -> None:
-    api = _observer(small_world, config, scripted())
-    await _start(api)
-    app = HearthApp(api)
-    try:
+    async with _watching(small_world, config, scripted()) as (api, app):
         async with app.run_test(size=(60, 18)) as pilot:
             await pilot.pause()
             assert app.screen.has_class("too-small")
@@ -317,9 +297,6 @@ async def test_a_terminal_too_small_says_so_until_resized(small_world, config, s
             await pilot.pause()
             assert not app.screen.has_class("too-small")
             await pilot.press("q")
-    finally:
-        api.stop(10)
-        api.history.close()
 
 
 async def test_no_world_says_how_to_make_one(tmp_path: Path) -> None:
@@ -336,10 +313,7 @@ async def test_no_world_says_how_to_make_one(tmp_path: Path) -> None:
 
 
 async def test_command_palette_runs_n_ticks_and_follows_an_agent(small_world, config) -> None:
-    api = _observer(small_world, config, await _mind(small_world))
-    await _start(api)
-    app = HearthApp(api, clock_of(config))
-    try:
+    async with _watching(small_world, config, await _mind(small_world)) as (api, app):
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("ctrl+p")
             await pilot.pause()
@@ -356,17 +330,11 @@ async def test_command_palette_runs_n_ticks_and_follows_an_agent(small_world, co
             await pilot.pause()
             assert app.query_one(GridView).following == name
             await pilot.press("q")
-    finally:
-        api.stop(10)
-        api.history.close()
     assert _stored_tick(small_world) == 3
 
 
 async def test_keys_still_work_after_choosing_an_agent_from_the_list(small_world, config) -> None:
-    api = _observer(small_world, config, await _mind(small_world))
-    await _start(api)
-    app = HearthApp(api, clock_of(config))
-    try:
+    async with _watching(small_world, config, await _mind(small_world)) as (api, app):
         async with app.run_test(size=SIZE) as pilot:
             app.query_one(AgentList).focus()
             await pilot.press("down", "enter")
@@ -378,6 +346,3 @@ async def test_keys_still_work_after_choosing_an_agent_from_the_list(small_world
             await pilot.pause()
             assert app.timeline.viewing == 0
             await pilot.press("q")
-    finally:
-        api.stop(10)
-        api.history.close()
