@@ -19,7 +19,7 @@ import numpy as np
 
 from core.agent import Agent
 from core.landmarks import Landmark
-from core.objects import WorldObject
+from core.objects import Sign, WorldObject
 from core.places import NamedPlace
 from core.structures import Structure
 from core.types import Position
@@ -113,20 +113,40 @@ class WorldSnapshot:
     changed_rows: frozenset[int] | None = None
     """Rows whose drawing changed since the snapshot before; None: redraw everything."""
     version: int = 0
+    # Indexes, made afresh from the fields above by every new snapshot (`replace`
+    # included: they are not init fields, so no copy can carry another's).
     _agents_at: dict[tuple[int, int], tuple[AgentView, ...]] = field(
-        default_factory=dict, repr=False)
+        default_factory=dict, init=False, repr=False)
     _objects_at: dict[tuple[int, int], tuple[WorldObject, ...]] = field(
-        default_factory=dict, repr=False)
+        default_factory=dict, init=False, repr=False)
+    agent_rows: dict[int, dict[int, tuple[AgentView, ...]]] = field(
+        default_factory=dict, init=False, repr=False)
+    """Row -> column -> the agents in that cell: what a row of the grid draws."""
+    sign_rows: dict[int, frozenset[int]] = field(default_factory=dict, init=False, repr=False)
+    """Row -> the columns holding a sign."""
+    item_rows: dict[int, frozenset[int]] = field(default_factory=dict, init=False, repr=False)
+    """Row -> the columns holding a placed item (and no sign)."""
 
     def __post_init__(self) -> None:
+        # The indexes are built where the snapshot is made (the engine's thread),
+        # so the observer's thread only reads them.
         by_cell: dict[tuple[int, int], list[AgentView]] = {}
         for view in self.agents:
             by_cell.setdefault((view.position.x, view.position.y), []).append(view)
-        self._agents_at.update({k: tuple(v) for k, v in by_cell.items()})
+        for (x, y), views in by_cell.items():
+            here = self._agents_at[(x, y)] = tuple(views)
+            self.agent_rows.setdefault(y, {})[x] = here
         things: dict[tuple[int, int], list[WorldObject]] = {}
         for obj in self.objects:
             things.setdefault((obj.position.x, obj.position.y), []).append(obj)
-        self._objects_at.update({k: tuple(v) for k, v in things.items()})
+        signs: dict[int, set[int]] = {}
+        items: dict[int, set[int]] = {}
+        for (x, y), objs in things.items():
+            self._objects_at[(x, y)] = tuple(objs)
+            kind = signs if any(isinstance(o, Sign) for o in objs) else items
+            kind.setdefault(y, set()).add(x)
+        self.sign_rows.update({y: frozenset(xs) for y, xs in signs.items()})
+        self.item_rows.update({y: frozenset(xs) for y, xs in items.items()})
 
     # ------------------------------------------------------------------ reading
 

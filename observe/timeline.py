@@ -134,7 +134,7 @@ def past_snapshot(live: WorldSnapshot, past: PastTick, *, clock: Clock | None = 
     # snapshot's own dicts to __post_init__, which fills them with the past agents.
     return dataclasses.replace(
         live, tick=past.tick, time_text=time_text, period=period, agents=agents,
-        changed_rows=None, _agents_at={}, _objects_at={},
+        changed_rows=None,
     )
 
 

@@ -56,6 +56,9 @@ MIN_WIDTH, MIN_HEIGHT = 80, 24
 SUMMARY_SECONDS = 0.5
 """How often the agent list, minimap and open tabs catch up with the ticks."""
 
+SUMMARY_RETRY = 0.02
+"""How soon the summaries try again when a tick's frame was still to come."""
+
 QUIT_WITHIN = 2.0
 """Seconds quitting waits for the turn in flight; after that it is left to roll back."""
 
@@ -65,16 +68,15 @@ class HearthApp(App[int]):
     COMMANDS = App.COMMANDS | {HearthCommands}
     CSS = """
     #body { height: 1fr; }
+    #main { width: 1fr; height: 1fr; }
     #grid { width: 1fr; height: 1fr; }
     #side { width: 50; height: 1fr; }
     #minimap { height: 13; border: round $primary-darken-2; }
     #side-tabs { height: 1fr; }
-    #bottom-tabs { height: 12; }
+    #feed { height: 11; }
     #too-small { display: none; width: 1fr; height: 1fr; content-align: center middle; }
     Screen.too-small #too-small { display: block; }
-    Screen.too-small #body, Screen.too-small #bottom-tabs, Screen.too-small HearthHeader {
-        display: none;
-    }
+    Screen.too-small #body { display: none; }
     """
     BINDINGS = [
         Binding("space", "toggle_run", "Run/Pause"),
@@ -108,21 +110,24 @@ class HearthApp(App[int]):
         self.timeline = Timeline(first, self.live.tick)
         self.feed_filter: str | None = None
         self.ticks_seen = 0
-        self.update_ms: list[float] = []
-        """UI work per tick, in ms of this thread's CPU time: handling WorldAdvanced
-        until the screen is redrawn (waiting for the frame or for the engine thread's
-        turn at the interpreter is not work, so it is not counted)."""
-        self.handler_ms: list[float] = []
-        """The panels' part of it: handing the snapshot to every widget."""
         self.quit_seconds: float | None = None
         self._summaries_due = False
+        self._ticked = False
+        """A tick came since the last beat."""
+        self._frames_due = 0
+        """Ticks taken whose frame has not been painted yet."""
 
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield HearthHeader(id="header")
+        # What changes every tick (header, grid, feed) shares one column, and what
+        # changes twice a second (minimap, agent list) the other: Textual repaints the
+        # bounding box of a frame's changes, so a tick repaints its column only.
         with Horizontal(id="body"):
-            yield GridView(id="grid")
+            with Vertical(id="main"):
+                yield HearthHeader(id="header")
+                yield GridView(id="grid")
+                yield EventFeed(id="feed")
             with Vertical(id="side"):
                 yield Minimap(id="minimap")
                 with TabbedContent(id="side-tabs"):
@@ -132,11 +137,8 @@ class HearthApp(App[int]):
                         yield CellPanel(id="cell")
                     with TabPane("Agent", id="tab-agent"):
                         yield AgentDetail(id="detail")
-        with TabbedContent(id="bottom-tabs"):
-            with TabPane("Events", id="tab-events"):
-                yield EventFeed(id="feed")
-            with TabPane("Talk", id="tab-talk"):
-                yield ConversationPanel(id="talk")
+                    with TabPane("Talk", id="tab-talk"):
+                        yield ConversationPanel(id="talk")
         yield Static(id="too-small")
         yield Footer()
 
@@ -160,39 +162,32 @@ class HearthApp(App[int]):
     # ------------------------------------------------------------------ ticks
 
     def on_world_advanced(self, message: WorldAdvanced) -> None:
-        started, cpu = time.perf_counter(), time.thread_time()
         update = message.update
         self.ticks_seen += 1
+        self._ticked = True
         self.live = update.snapshot
         first = self.timeline.first_tick
         if first is None and self.api.history is not None:
             first = self.api.history.first_tick()  # a new world's history starts now
         self.timeline.follow(self.live.tick, first)
         if self.timeline.is_live:
-            self._draw(update.snapshot, summaries=False)  # the header too
-            feed = self.query_one(EventFeed)
-            feed.add(update.lines)
-        else:
-            self._refresh_header()
-        self.handler_ms.append((time.perf_counter() - started) * 1000)
-        del self.handler_ms[:-500]
-        self.call_after_refresh(self._note_update_time, cpu)
+            self.current = update.snapshot
+            self.query_one(GridView).show(update.snapshot)
+            self.query_one(EventFeed).add(update.lines)
+            self._summaries_due = True
+        self._refresh_header()
+        self._frames_due += 1
+        self.call_after_refresh(self._tick_painted)
 
-    def _note_update_time(self, cpu: float) -> None:
-        self.update_ms.append((time.thread_time() - cpu) * 1000)
-        del self.update_ms[:-500]
+    def _tick_painted(self) -> None:
+        self._frames_due -= 1
 
-    def _draw(self, snapshot: WorldSnapshot, *, summaries: bool = True) -> None:
-        """Show a snapshot: the grid and the feed at once; the summaries (agent list,
-        minimap, open tabs) too when `summaries`, else at the next half-second beat
-        (`_beat`): nobody reads a thousand activity lines four times a second, and
-        each redraw of them costs the whole screen a repaint."""
+    def _draw(self, snapshot: WorldSnapshot) -> None:
+        """Show a snapshot in every panel now (the person asked for it: a past tick,
+        back to live); ticks as they come go through `on_world_advanced`."""
         self.current = snapshot
         self.query_one(GridView).show(snapshot)
-        if summaries:
-            self._draw_summaries()
-        else:
-            self._summaries_due = True
+        self._draw_summaries()
         self._refresh_header()
 
     def _draw_summaries(self) -> None:
@@ -205,9 +200,24 @@ class HearthApp(App[int]):
         self._refresh_tabs()
 
     def _beat(self) -> None:
+        """Twice a second: the summaries if a tick came since (nobody reads a thousand
+        activity lines faster), and the header if no tick did (ticks refresh it).
+
+        Each in a frame of its own: the summaries' column and a tick's column painted
+        in one frame would make it the whole screen. So while a tick's frame is still
+        to come, the summaries wait for a frame after it."""
+        if not self._ticked:
+            self._refresh_header()  # paused or idle: the run state and speed change
+        self._ticked = False
+        if self._summaries_due:
+            self._summaries_in_own_frame()
+
+    def _summaries_in_own_frame(self) -> None:
+        if self._frames_due > 0:
+            self.set_timer(SUMMARY_RETRY, self._summaries_in_own_frame)
+            return
         if self._summaries_due:
             self._draw_summaries()
-        self._refresh_header()
 
     def _refresh_tabs(self) -> None:
         """Bring the shown tabs up to date. A hidden tab waits until it is shown: a
@@ -217,7 +227,7 @@ class HearthApp(App[int]):
             self._show_cell(*self.query_one(GridView).cursor)
         elif side == "tab-agent":
             self._show_detail(perception=None, fetch=False)
-        if self.query_one("#bottom-tabs", TabbedContent).active == "tab-talk":
+        elif side == "tab-talk":
             self.query_one(ConversationPanel).show(self.current.conversations)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:

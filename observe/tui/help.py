@@ -27,7 +27,7 @@ PANELS = (
     ("Minimap", "the whole world; the box is the grid's view; click to go there"),
     ("Agents", "everyone, with what they are doing; enter shows an agent's detail"),
     ("Agent", "inventory, journey, last perception, recent actions, cost"),
-    ("Events", "what was done, as narrated; e filters it to the chosen agent"),
+    ("Events", "under the grid: what was done, as narrated; e filters it to the chosen agent"),
     ("Talk", "public conversations word for word; private ones only exist"),
 )
 

@@ -31,7 +31,13 @@ _SPACES = re.compile(r"[\t\n\r\v\f\u2028\u2029]+")
 def clean(text: object, *, one_line: bool = True) -> str:
     """`text` without escape sequences or control characters (format characters that
     change how text flows, like bidi overrides, go too)."""
-    raw = _ESCAPES.sub("", str(text))
+    raw = str(text)
+    # `isprintable` is False for every control, format and surrogate character, and
+    # every escape sequence starts with one (ESC or CSI): a printable string has
+    # nothing to remove, and most text is, so the character walk below is skipped.
+    if raw.isprintable():
+        return raw
+    raw = _ESCAPES.sub("", raw)
     if one_line:
         raw = _SPACES.sub(" ", raw)
     kept = []

@@ -41,14 +41,6 @@ RowKey = tuple[str, int, int, str, str]
 """What a row shows: name, x, y, state, activity. Equal keys draw equal rows."""
 
 
-def _clean(text: str) -> str:
-    """`clean`, skipped for plain printable ASCII (nothing in it to remove): most
-    names and lines are, and the character-by-character check is what costs."""
-    if isinstance(text, str) and text.isascii() and text.isprintable():
-        return text
-    return clean(text)
-
-
 def row_key(view: AgentView) -> RowKey:
     return (view.name, view.position.x, view.position.y, view.state, view.activity)
 
@@ -93,6 +85,8 @@ class AgentList(DirectLines, ScrollView, can_focus=True, inherit_bindings=False)
         self._index: dict[str, int] = {}
         self._strips: dict[int, Strip] = {}
         self._strip_width = -1
+        self._strips_base: object = None
+        """The widget style the kept strips were made with."""
         self._name_width = _NAME_LIMITS[0]
         self._cursor = 0
         self.rebuilt_rows = 0
@@ -194,27 +188,32 @@ class AgentList(DirectLines, ScrollView, can_focus=True, inherit_bindings=False)
         top = self.scroll_offset.y
         views, strips, cursor = self._views, self._strips, self._cursor
         base = self._base_style()
+        if base is not self._strips_base:  # kept strips carry the old widget style
+            self._strips_base = base
+            strips.clear()
 
         def line_at(y: int) -> Strip:
             row = top + y
             if not 0 <= row < len(views):
                 return Strip.blank(width, base)
+            if row == cursor:  # before the base style, so the cursor's background wins
+                strip = self._row_strip(views[row], width)
+                cursor_style = self.get_component_rich_style("agent-list--cursor")
+                return strip.apply_style(cursor_style).apply_style(base)
             strip = strips.get(row)
             if strip is None:
-                strip = strips[row] = self._row_strip(views[row], width)
-            if row == cursor:  # before the base style, so the cursor's background wins
-                strip = strip.apply_style(self.get_component_rich_style("agent-list--cursor"))
-            return strip.apply_style(base)
+                strip = strips[row] = self._row_strip(views[row], width).apply_style(base)
+            return strip
 
         return line_at
 
     def _row_strip(self, view: AgentView, width: int) -> Strip:
         """One agent's row, cut to `width` cells; every agent-written part cleaned."""
-        name = short(_clean(view.name), self._name_width).ljust(self._name_width)
+        name = short(clean(view.name), self._name_width).ljust(self._name_width)
         state = view.state
         where = f"({view.position.x},{view.position.y})".rjust(_POSITION_WIDTH)
         room = width - (self._name_width + _STATE_WIDTH + _POSITION_WIDTH + 3)
-        activity = short(_clean(view.activity), room) if room > 0 else ""
+        activity = short(clean(view.activity), room) if room > 0 else ""
         segments = [
             Segment(name, _NAME),
             Segment(" "),

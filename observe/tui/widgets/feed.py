@@ -33,17 +33,10 @@ _KIND = Style(italic=True, color="bright_black")
 _FAILED = Style(color="red")
 _FAILED_MARK = Style(bold=True, color="red")
 _HAPPENING = Style(color="yellow")
+_HINT = Style(dim=True, italic=True)
 
 Entry = tuple[int, FeedLine]
 """A line and its sequence number (counting every line ever added)."""
-
-
-def _clean(text: str) -> str:
-    """`clean`, skipped for plain printable ASCII (nothing in it to remove): most
-    names and lines are, and the character-by-character check is what costs."""
-    if isinstance(text, str) and text.isascii() and text.isprintable():
-        return text
-    return clean(text)
 
 
 def line_segments(line: FeedLine) -> list[Segment]:
@@ -54,10 +47,10 @@ def line_segments(line: FeedLine) -> list[Segment]:
         segments.append(Segment("✗ ", _FAILED_MARK))
     segments.append(Segment(f"t{line.tick} ", _TICK))
     if line.agent is not None:
-        segments.append(Segment(_clean(line.agent) + " ", _AGENT))
-    segments.append(Segment(_clean(line.kind) + ": ", _KIND))
+        segments.append(Segment(clean(line.agent) + " ", _AGENT))
+    segments.append(Segment(clean(line.kind) + ": ", _KIND))
     style = _FAILED if not line.ok else (_HAPPENING if line.agent is None else None)
-    segments.append(Segment(" ".join(_clean(line.text).split()), style))
+    segments.append(Segment(" ".join(clean(line.text).split()), style))
     return segments
 
 
@@ -104,6 +97,8 @@ class EventFeed(DirectLines, ScrollView, can_focus=True, inherit_bindings=False)
         self._agent: str | None = None
         self._next = 0
         self._strips: LRUCache[int, Strip] = LRUCache(512)
+        self._strips_base: object = None
+        """The widget style the kept strips were made with."""
         self._strip_width = -1
 
     # ------------------------------------------------------------------ reading
@@ -173,6 +168,12 @@ class EventFeed(DirectLines, ScrollView, can_focus=True, inherit_bindings=False)
         top = self.scroll_offset.y
         strips = self._strips
         base = self._base_style()
+        if base is not self._strips_base:  # kept strips carry the old widget style
+            self._strips_base = base
+            strips.clear()
+        if not view:
+            hint = self._empty_hint(width, base)
+            return lambda y: hint if y == 0 else Strip.blank(width, base)
 
         def line_at(y: int) -> Strip:
             row = top + y
@@ -181,11 +182,19 @@ class EventFeed(DirectLines, ScrollView, can_focus=True, inherit_bindings=False)
             number, line = view[row]
             strip = strips.get(number)
             if strip is None:
-                strip = cut(line_segments(line), width)
+                strip = cut(line_segments(line), width).apply_style(base)
                 strips[number] = strip
-            return strip.apply_style(base)
+            return strip
 
         return line_at
+
+    def _empty_hint(self, width: int, base: Style) -> Strip:
+        """What an empty feed says, so it is never a blank box nobody can place."""
+        if self._agent is None:
+            words = "Events: what agents do appears here as ticks run (t steps, space runs)."
+        else:
+            words = f"Events: nothing from {clean(self._agent)} yet (e changes the filter)."
+        return cut([Segment(words, _HINT)], width).apply_style(base)
 
     def _view(self) -> deque[Entry]:
         return self._all if self._filtered is None else self._filtered

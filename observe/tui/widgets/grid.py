@@ -58,13 +58,12 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from core.objects import Sign
-from observe.snapshot import AgentView, WorldSnapshot
+from observe.snapshot import WorldSnapshot
 from observe.tui.glyphs import ASCII, EMOJI, GlyphSet, Part
 from observe.tui.messages import CellChosen
 from observe.tui.widgets.lines import DirectLines
@@ -93,8 +92,9 @@ class _Thing:
 
     part: Part
     mark: Part
-    rank: int
-    """Lower shows: 0 a sign, 1 a placed item, 2 a landmark."""
+
+
+_NOTHING: dict[int, _Thing] = {}
 
 
 def _snap(value: float, current: float, step: int, limit: float) -> int:
@@ -110,7 +110,7 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
 
     DEFAULT_CSS = """
     GridView {
-        scrollbar-size: 1 1;
+        scrollbar-size: 0 0;
     }
     """
 
@@ -147,12 +147,11 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         self._centre_pending = False
         self._generation: list[int] = []
         self._cache: OrderedDict[tuple[object, ...], Strip] = OrderedDict()
-        self._agents: dict[int, dict[int, list[AgentView]]] = {}
-        self._things: dict[int, dict[int, _Thing]] = {}
+        self._landmarks: dict[int, dict[int, _Thing]] = {}
         self._east = self._south = np.zeros((0, 0), dtype=bool)
         self._walled_rows = np.zeros(0, dtype=bool)
         self._wall_source: tuple[np.ndarray, ...] = ()
-        self._things_glyphs: GlyphSet | None = None
+        self._landmarks_glyphs: GlyphSet | None = None
         self._viewport_sent: tuple[int, int, int, int] | None = None
         self.rows_built = 0
         """Strips built so far (cache misses): for tests and measurements."""
@@ -209,13 +208,10 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             cx, cy = self._cursor
             self._cursor = (min(cx, snapshot.width - 1), min(cy, snapshot.height - 1))
         self._index_walls(snapshot)
-        if before is None or snapshot.agents is not before.agents:
-            self._index_agents(snapshot)
-        # Objects and landmarks are frozen values, most of them the same ones as last
-        # tick: comparing the tuples is far cheaper than indexing them again.
-        if (before is None or snapshot.objects != before.objects
-                or snapshot.landmarks != before.landmarks):
-            self._index_things(snapshot)
+        # Agents and objects come indexed by row with the snapshot (made on the
+        # engine's thread); landmarks are few and all but never change.
+        if before is None or snapshot.landmarks != before.landmarks:
+            self._index_landmarks(snapshot)
         if changed is None:
             self._cache.clear()
         else:
@@ -413,10 +409,17 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
                 count += 1
                 continue
             if count:
-                self.refresh_lines(start, count)
+                self._refresh_span(start - top, count)
             start, count = line, 1
         if count:
-            self.refresh_lines(start, count)
+            self._refresh_span(start - top, count)
+
+    def _refresh_span(self, y: int, count: int) -> None:
+        """Repaint `count` lines from screen line y, no wider than the widget.
+        (`ScrollView.refresh_lines` marks the whole virtual width, which the screen
+        clips only to the parent's region: the panels beside the grid would be
+        repainted with it every tick.)"""
+        self.refresh(Region(0, y, self.size.width, count))
 
     # ------------------------------------------------------------------ indexes
 
@@ -431,42 +434,29 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
                        & ~np.asarray(snap.door_south, bool))
         self._walled_rows = self._east.any(axis=1) | self._south.any(axis=1)
 
-    def _index_agents(self, snap: WorldSnapshot) -> None:
-        rows: dict[int, dict[int, list[AgentView]]] = {}
-        get = rows.get
-        for view in snap.agents:
-            position = view.position
-            x, y = position.x, position.y
-            row = get(y)
-            if row is None:
-                rows[y] = {x: [view]}
-            elif x in row:
-                row[x].append(view)
-            else:
-                row[x] = [view]
-        self._agents = rows
-
-    def _index_things(self, snap: WorldSnapshot) -> None:
-        """Per row, the object or landmark that shows in each cell (sign > item > landmark)."""
+    def _index_landmarks(self, snap: WorldSnapshot) -> None:
         rows: dict[int, dict[int, _Thing]] = {}
         glyphs = self._glyphs
-
-        def put(x: int, y: int, thing: _Thing) -> None:
-            row = rows.setdefault(y, {})
-            held = row.get(x)
-            if held is None or thing.rank < held.rank:
-                row[x] = thing
-
         for landmark in snap.landmarks:
-            put(landmark.position.x, landmark.position.y,
-                _Thing(glyphs.landmark_part(landmark.kind), glyphs.marks.landmark, 2))
-        for obj in snap.objects:
-            if isinstance(obj, Sign):
-                put(obj.position.x, obj.position.y, _Thing(glyphs.sign, glyphs.marks.sign, 0))
-            else:
-                put(obj.position.x, obj.position.y, _Thing(glyphs.item, glyphs.marks.item, 1))
-        self._things = rows
-        self._things_glyphs = glyphs
+            pos = landmark.position
+            rows.setdefault(pos.y, {})[pos.x] = _Thing(
+                glyphs.landmark_part(landmark.kind), glyphs.marks.landmark)
+        self._landmarks = rows
+        self._landmarks_glyphs = glyphs
+
+    def _things_in(self, snap: WorldSnapshot, row: int) -> dict[int, _Thing]:
+        """What objects and landmarks show in `row`, by column: a sign over a placed
+        item over a landmark."""
+        glyphs = self._glyphs
+        things = dict(self._landmarks.get(row, _NOTHING))
+        items, signs = snap.item_rows.get(row), snap.sign_rows.get(row)
+        if items:
+            item = _Thing(glyphs.item, glyphs.marks.item)
+            things.update(dict.fromkeys(items, item))
+        if signs:
+            sign = _Thing(glyphs.sign, glyphs.marks.sign)
+            things.update(dict.fromkeys(signs, sign))
+        return things
 
     # ------------------------------------------------------------------ drawing
 
@@ -530,8 +520,8 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
     def _build(self, snap: WorldSnapshot, row: int, edge: bool, x0: int, width: int) -> Strip:
         """One screen line: the cells from x0 that fit in `width` columns (a cell cut
         by the right edge is cut whole-column, a wide glyph becoming a space)."""
-        if self._things_glyphs is not self._glyphs:
-            self._index_things(snap)
+        if self._landmarks_glyphs is not self._glyphs:
+            self._index_landmarks(snap)
         across = self._zoom.across
         x1 = min(x0 + -(-width // across), snap.width)
         if x1 <= x0:
@@ -555,20 +545,20 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             strip = strip.extend_cell_length(width, self._base_style())
         return strip
 
-    def _contents(self, row: int, x0: int, x1: int, codes: np.ndarray) -> dict[int, Part]:
+    def _contents(self, snap: WorldSnapshot, row: int, x0: int, x1: int, codes: np.ndarray,
+                  things: dict[int, _Thing]) -> dict[int, Part]:
         """The cells of `row` (x0 <= x < x1) that show more than terrain, by index:
         an agent over an object (a sign over a placed item) over a landmark; the
         followed or selected agent marked."""
         glyphs = self._glyphs
         terrain = glyphs.terrain
         shown: dict[int, Part] = {}
-        things = self._things.get(row)
         if things:
             for x, thing in things.items():
                 if x0 <= x < x1:
                     text, style = thing.part
                     shown[x - x0] = (text, terrain[codes[x - x0]][1] + style)
-        agents = self._agents.get(row)
+        agents = snap.agent_rows.get(row)
         if agents:
             marked = {self._highlight, self._following}
             for x, views in agents.items():
@@ -581,19 +571,19 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
                     shown[x - x0] = (text, style)
         return shown
 
-    def _mark(self, x: int, row: int, code: int) -> Part:
+    def _mark(self, snap: WorldSnapshot, x: int, row: int, code: int,
+              things: dict[int, _Thing]) -> Part:
         """The one-column stand-in for what cell (x, row) shows."""
         glyphs = self._glyphs
         ground = glyphs.terrain[code][1]
-        agents = self._agents.get(row)
+        agents = snap.agent_rows.get(row)
         if agents and x in agents:
             text, style = glyphs.marks.agent
             names = {v.name for v in agents[x]}
             if self._highlight in names or self._following in names:
                 style += glyphs.selected
             return text, ground + style
-        things = self._things.get(row)
-        if things and x in things:
+        if x in things:
             text, style = things[x].mark
             return text, ground + style
         text, style = glyphs.marks.terrain[code]
@@ -624,7 +614,8 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         module docstring)."""
         glyphs = self._glyphs
         units = glyphs.terrain
-        shown = self._contents(row, x0, x1, codes)
+        things = self._things_in(snap, row)
+        shown = self._contents(snap, row, x0, x1, codes, things)
         specials = {i: [part] for i, part in shown.items()}
         if self._walled_rows[row]:
             n = x1 - x0
@@ -644,7 +635,7 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
                 if south[i] and i not in shown:
                     first: Part = (walls.horizontal, wall_style)
                 else:  # what the cell holds outranks the stroke under it
-                    first = self._mark(x0 + i, row, code)
+                    first = self._mark(snap, x0 + i, row, code, things)
                 specials[i] = [first, (corner, wall_style)]
         self._put_cursor(row, x0, x1, codes, specials)
         return units, specials
@@ -656,7 +647,8 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         units = self._slot_units(glyphs)
         terrain = glyphs.terrain
         specials = {i: [part, (" ", terrain[codes[i]][1])]
-                    for i, part in self._contents(row, x0, x1, codes).items()}
+                    for i, part in self._contents(
+                        snap, row, x0, x1, codes, self._things_in(snap, row)).items()}
         if self._walled_rows[row]:
             wall = glyphs.walls.vertical
             for i in np.flatnonzero(self._east[row, x0:x1]).tolist():

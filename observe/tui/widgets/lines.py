@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.style import Style as RichStyle
+from textual.color import Color
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
@@ -63,15 +64,23 @@ class DirectLines(_Base):
             style = self._style_cache = self.rich_style
         return style
 
+    def _backgrounds(self) -> tuple[Color, Color]:
+        """`background_colors` (which walks every ancestor too), kept like the style."""
+        colors = getattr(self, "_background_cache", None)
+        if colors is None:
+            colors = self._background_cache = self.background_colors
+        return colors
+
     def notify_style_update(self) -> None:
         self._style_cache = None
+        self._background_cache = None
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         if not _undecorated(self):
             return super().render_lines(crop)
         width, height = self.size
-        base_background, background = self.background_colors
+        base_background, background = self._backgrounds()
         filters = self.get_line_filters()
         render_line = self._line_renderer()
         # The line is padded (or cut) to the widget's width, scrollbars included: they

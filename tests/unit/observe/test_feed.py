@@ -145,3 +145,19 @@ async def test_adding_a_thousand_lines_is_cheap() -> None:
         assert len(feed.shown) == 5000
         assert min(timings) < 0.02, timings  # measured well under 1 ms
         assert len(feed._strips) <= 6 * 40  # only rows that were on screen were drawn
+
+
+async def test_an_empty_feed_says_what_it_is_for() -> None:
+    feed = EventFeed()
+    app = OneWidget(feed)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert screen_lines(app)[0].startswith("Events: what agents do appears here")
+        feed.set_filter("Ember")
+        await pilot.pause()
+        assert screen_lines(app)[0].startswith("Events: nothing from Ember yet")
+        feed.add([feed_line(3, "Ember", "Ember walks north.")])
+        await pilot.pause()
+        rows = screen_lines(app)
+        assert rows[0].rstrip() == "t3 Ember walk: Ember walks north."
+        assert "Events:" not in screen_text(app)

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import numpy as np
 from rich.style import Style
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 from textual.strip import Strip
 
 from core.agent import Agent
@@ -460,7 +461,10 @@ async def test_show_repaints_only_visible_changed_rows() -> None:
     async with app.run_test() as pilot:
         grid = app.query_one(GridView)
         await pilot.pause()
-        repainted: list[tuple[int, int]] = []
-        grid.refresh_lines = lambda start, count=1: repainted.append((start, count))  # type: ignore[method-assign]
+        repainted: list[Region] = []
+        grid.refresh = lambda *regions, **_: repainted.extend(regions)  # type: ignore[method-assign]
         grid.show(world(changed=frozenset({2, 3, 4, 7, 25})))
-        assert repainted == [(2, 3), (7, 1)]  # row 25 is out of view
+        width = grid.size.width
+        # row 25 is out of view; no region is wider than the grid (the screen would
+        # repaint the panels beside it too)
+        assert repainted == [Region(0, 2, width, 3), Region(0, 7, width, 1)]
