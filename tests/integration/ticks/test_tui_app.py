@@ -18,6 +18,7 @@ from observe.tui.app import HearthApp
 from observe.tui.no_world import NoWorldApp
 from observe.tui.widgets.agents import AgentList
 from observe.tui.widgets.cellinfo import CellPanel
+from observe.tui.widgets.conversations import ConversationPanel
 from observe.tui.widgets.detail import AgentDetail
 from observe.tui.widgets.feed import EventFeed
 from observe.tui.widgets.grid import GridView
@@ -153,6 +154,18 @@ async def test_grid_agents_detail_follow_filter_ascii_and_help(small_world, conf
             assert {line.agent for line in feed.shown} <= {chosen}
             await pilot.press("e")
             assert feed.filter is None
+            # The Talk tab (beside the grid) shows the world's conversations.
+            app.query_one("#side-tabs").active = "tab-talk"
+            await pilot.pause()
+            talk = app.query_one(ConversationPanel)
+            assert talk.region.width > 0 and talk.region.height > 0
+            shown = talk.text.plain
+            public = [c for c in api.snapshot.conversations if c.public]
+            if public:
+                assert "since tick" in shown
+            else:
+                assert shown == "No conversations."
+            app.query_one("#side-tabs").active = "tab-agents"
             # a toggles plain ASCII drawing.
             await pilot.press("a")
             assert grid.ascii_mode
