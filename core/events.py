@@ -392,6 +392,39 @@ _turn_conversation, _turn_agent, _turn_message = _fast_fields(
     ConversationTurnEvent, "conversation_id", "agent", "message")
 
 
+# --- the Gardener -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GardenerInterventionEvent(DomainEvent):
+    """The engine applied one of the Gardener's requests to the world."""
+
+    event_type: ClassVar[str] = "gardener_intervention"
+    category: ClassVar[str] = "gardener"
+    request: int
+    cycle: int
+    kind: str
+    text: str
+    """What happened, in words (for the log and the observer)."""
+    position: Position | None = None
+    radius: int | None = None
+    landmark: str | None = None
+    until_tick: int | None = None
+    """Happenings and revealed landmarks are perceived until (not including) this tick."""
+
+
+@dataclass(frozen=True, slots=True)
+class GardenerRefusedEvent(DomainEvent):
+    """The engine refused one of the Gardener's requests; the world is unchanged."""
+
+    event_type: ClassVar[str] = "gardener_refused"
+    category: ClassVar[str] = "gardener"
+    request: int
+    cycle: int
+    kind: str
+    reason: str
+
+
 EVENT_TYPES: Mapping[str, type[DomainEvent]] = MappingProxyType(
     {
         cls.event_type: cls
@@ -426,6 +459,8 @@ EVENT_TYPES: Mapping[str, type[DomainEvent]] = MappingProxyType(
             ConversationLeftEvent,
             ConversationEndedEvent,
             ConversationTurnEvent,
+            GardenerInterventionEvent,
+            GardenerRefusedEvent,
         )
     }
 )

@@ -96,6 +96,8 @@ class Perception:
     on_journey: bool
     in_conversation_with: tuple[AgentName, ...]
     pending_invitation_from: AgentName | None
+    notices: tuple[str, ...] = ()
+    """Happenings in the landscape within reach (the Gardener's, see engine/stewardship.py)."""
 
     @property
     def is_night(self) -> bool:
@@ -114,4 +116,5 @@ class Perception:
                       self.conversation_text):
             if extra:
                 parts.append(extra)
+        parts.extend(f"You notice: {notice}" for notice in self.notices)
         return "\n\n".join(p for p in parts if p)

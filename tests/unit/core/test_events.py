@@ -125,14 +125,16 @@ def test_registry_holds_every_event_class_once() -> None:
         if issubclass(obj, DomainEvent) and obj is not DomainEvent
     }
     assert defined == set(EVENT_TYPES.values())
-    assert len(EVENT_TYPES) == len(defined) == 30
+    assert len(EVENT_TYPES) == len(defined) == 32
     for key, cls in EVENT_TYPES.items():
         assert cls.event_type == key
 
 
 def test_categories() -> None:
     assert {k for k, cls in EVENT_TYPES.items() if cls.category == "social"} == SOCIAL
-    assert {cls.category for cls in EVENT_TYPES.values()} == {"world", "social"}
+    assert {cls.category for cls in EVENT_TYPES.values()} == {"world", "social", "gardener"}
+    assert {k for k, cls in EVENT_TYPES.items() if cls.category == "gardener"} == {
+        "gardener_intervention", "gardener_refused"}
 
 
 def test_registry_is_read_only() -> None:
