@@ -40,6 +40,7 @@ from adapters.offline_mind import OfflineMind
 from config import ConfigError, HearthConfig, RuntimeEnv, load_config
 from core.agent import Agent
 from core.spend import Price
+from core.text import clean_text
 from engine import HearthEngine
 from generation import estimate_memory
 from logging_config import setup_logging
@@ -128,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--watch", action="store_true",
                          help="open the live observer on the world without creating one "
                               "(plain `hearth` creates a world first if there is none)")
+    command.add_argument("--gardener", action="store_true",
+                         help="run the Gardener beside the world: it watches the world's "
+                              "health and asks the engine for gentle changes to the world "
+                              "(never to an agent); Ctrl+C stops it")
     command.add_argument("--map", nargs="?", const="", default=None, metavar="PATH",
                          help="draw the whole world in the terminal, or write it to PATH "
                               "(a .png image, one pixel per cell)")
@@ -136,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "(--run: one JSON object per tick)")
     parser.add_argument("--quiet", action="store_true",
                         help="with --run: print only the summary")
+    parser.add_argument("--once", action="store_true",
+                        help="with --gardener: run one cycle now and exit")
     parser.add_argument("--mind", choices=MIND_CHOICES,
                         help="with --run or the observer: who speaks for every agent "
                              "(default: each agent's "
@@ -191,7 +198,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--json goes with --status or --run")
     if args.quiet and not args.run:
         parser.error("--quiet goes with --run")
-    if args.mind is not None and (args.status or args.init or args.map is not None):
+    if args.once and not args.gardener:
+        parser.error("--once goes with --gardener")
+    if args.mind is not None and (args.status or args.init or args.map is not None
+                                  or args.gardener):
         parser.error("--mind goes with --run, --watch or plain hearth")
     init_only = [flag for flag, used in (("--seed", args.seed is not None),
                                           ("--size", args.size is not None),
@@ -240,6 +250,12 @@ def format_status(status: WorldStatus) -> str:
                 f"    {a.name:<12} ${a.usd:.4f}  {a.requests} requests  tokens: "
                 f"{a.input_tokens:,} in, {a.output_tokens:,} out, {a.cache_write_tokens:,} "
                 f"cache write, {a.cache_read_tokens:,} cache read{unpriced}")
+    if status.gardener:
+        lines.append("  the Gardener's latest requests (newest first):")
+        for g in status.gardener:
+            when = f"tick {g.tick}" if g.tick is not None else "waiting"
+            lines.append(f"    cycle {g.cycle} ({g.level or '?'}) {g.kind:<15} {g.status:<8} "
+                         f"{when:<10} {clean_text(g.said)[:100]}")
     return "\n".join(lines)
 
 
@@ -728,6 +744,81 @@ def _model_narrator(
                          meter=meter)
 
 
+async def run_gardener(env: RuntimeEnv, config: HearthConfig, *, once: bool) -> int:
+    """`hearth --gardener`: cycles beside the running world until Ctrl+C (or one, with
+    --once). It reads the world read-only and writes only its own cycles and requests;
+    the engine applies those at its next tick."""
+    import sqlite3
+
+    from services.gardener.cycle import run_cycle
+    from services.gardener.loop import Schedule, keep_gardening
+    from services.gardener.observe import observe, observe_args
+    from storage.gardener_db import GardenerStore
+    from storage.gardener_source import SqliteHealthSource
+
+    path = env.data_dir / "world.db"
+    settings = config.settings.gardener
+    with GardenerStore(path) as store:
+        reader = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            source = SqliteHealthSource(reader)
+            world = source.world()
+            if not source.agents():
+                raise CliError(f"{path}: the world has no agents, so there is no one whose "
+                               "world could need tending", EXIT_USAGE)
+            decider = _gardener_model(config, env, (world.width, world.height))
+            landmarks = source.landmarks()
+            args = observe_args(config)
+
+            async def cycle():  # type: ignore[no-untyped-def]
+                return await run_cycle(
+                    observe(source, **args), landmarks, store,
+                    thresholds=settings.thresholds.to_core(), caps=settings.caps.to_core(),
+                    decider=decider, memory_cycles=settings.memory_cycles)
+
+            who = "the rules" if decider is None else decider.name
+            print(f"Gardener: tending {path} (decided by {who}; a cycle every "
+                  f"{settings.every_ticks} ticks"
+                  + (f" or {settings.every_minutes:g} minutes" if settings.every_minutes else "")
+                  + ")", flush=True)
+            schedule = Schedule(settings.every_ticks, settings.every_minutes,
+                                settings.poll_seconds)
+            try:
+                await keep_gardening(lambda: source.world().tick, cycle, schedule, once=once,
+                                     report=lambda r: print(r.summary(), flush=True))
+            except (KeyboardInterrupt, asyncio.CancelledError):
+                print("Gardener: stopped", flush=True)
+                return EXIT_INTERRUPTED
+        finally:
+            reader.close()
+    return EXIT_OK
+
+
+def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int, int]):
+    """The model the Gardener asks when a key is set and settings name one (else None:
+    its rules decide). A model with no price is refused, as for minds."""
+    settings = config.settings.gardener
+    if env.api_key is None or not settings.model:
+        return None
+    prices = config.settings.claude.prices
+    if settings.model not in prices:
+        raise CliError(f"no price for {settings.model} in settings.yaml (claude.prices); add "
+                       "one so the Gardener's spend can be counted", EXIT_USAGE)
+    import anthropic
+
+    from adapters.gardener_model import ClaudeGardener
+    from core.spend import Price
+
+    price = prices[settings.model]
+    claude = config.settings.claude
+    client = anthropic.AsyncAnthropic(api_key=env.api_key, max_retries=claude.max_retries,
+                                      timeout=claude.timeout_seconds)
+    return ClaudeGardener(client, settings.model,
+                          Price(price.input, price.output, price.cache_write, price.cache_read),
+                          settings.caps.to_core(), size, max_tokens=settings.max_tokens,
+                          budget=settings.budget_per_run)
+
+
 async def run(args: argparse.Namespace) -> int | Watch:
     config = load_config(args.config_dir)
     env = RuntimeEnv.resolve(os.environ, PROJECT_DIR, args.data_dir, args.agents_dir)
@@ -739,6 +830,8 @@ async def run(args: argparse.Namespace) -> int | Watch:
                                 agents=args.agents, force=args.force)
     if args.map is not None:
         return await draw_map(env, args.map)
+    if args.gardener:
+        return await run_gardener(env, config, once=args.once)
     if args.run:
         return await run_world(env, config, args.run, quiet=args.quiet, as_json=args.json,
                                mind=args.mind)

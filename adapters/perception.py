@@ -171,7 +171,7 @@ _PERCEPTION_FIELDS = (
     "grid_view", "narrative", "inventory_text", "journey_text", "visible_agents_text",
     "conversation_text", "invitation_text", "cells", "agents", "landmarks", "objects",
     "inventory", "standing_on", "inside_structure", "on_journey", "in_conversation_with",
-    "pending_invitation_from",
+    "pending_invitation_from", "notices",
 )
 """The order `build` passes a Perception's values in: checked against the class below."""
 
@@ -366,6 +366,7 @@ class PerceptionBuilder:
             journey is not None,  # on_journey
             talking_with,  # in_conversation_with
             None if invitation is None else invitation.inviter,  # pending_invitation_from
+            (),  # notices: the engine adds the Gardener's (engine/stewardship.py)
         )
 
     # ------------------------------------------------------------------ clock

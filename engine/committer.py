@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from services.simulation import Simulation
     from storage import Storage
     from storage.event_log import EventMirror
+    from storage.repositories.gardener import RequestOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +169,9 @@ class TurnCommitter:
         while the engine runs), so an unchanged one is not written again."""
         self.on_commit: Callable[[Sequence[TurnRow]], None] | None = None
         """Told which turns just became durable (the engine drops their file undo logs)."""
+        self.gardener_outcomes: list[RequestOutcome] = []
+        """What became of the Gardener's requests this tick's opening judged: written
+        by the next commit, in the same transaction as the world changes they made."""
 
     @property
     def committing(self) -> bool:
@@ -270,10 +274,13 @@ class TurnCommitter:
         progress: tuple[int, Sequence[Sequence[str]]] | None = None,
         finish: bool = False,
     ) -> None:
+        outcomes, self.gardener_outcomes = self.gardener_outcomes, []
         async with self.storage.unit_of_work(savepoints=False) as uow:
             await write_capture(cap, uow, inventories=self._inventories)
             first_seq = await uow.engine.next_event_seq()
             await uow.engine.add_events(events)
+            if outcomes:
+                await uow.gardener.record_outcomes(outcomes)
             await uow.engine.save_turns(turns)
             await uow.engine.save_minds(minds)
             if progress is not None:

@@ -44,6 +44,7 @@ from engine.phases import (
     AgentTurnPhase,
     CheckpointPhase,
     CommitPhase,
+    GardenerPhase,
     InvitationExpiryPhase,
     MovementPhase,
     SchedulePhase,
@@ -51,6 +52,7 @@ from engine.phases import (
     WeatherPhase,
 )
 from engine.pipeline import TickPipeline
+from engine.stewardship import Stewardship
 from services.changes import ChangeSet, collecting
 from services.mind import Mind, ToolCall, TurnStart
 from services.narrator import NarrationContext, Narrator, SceneNarrator, TemplateNarrator
@@ -143,9 +145,16 @@ class HearthEngine:
         await self._undo_lost_file_changes()
         self.committer.on_commit = lambda turns: [
             self.file_undo.committed(t.agent, t.tick) for t in turns]
+        gardener = settings.gardener
+        self.stewardship = Stewardship(gardener.caps.to_core(), gardener.happening_ticks)
+        tick = self.sim.world.tick
+        self.stewardship.remember(
+            await self.storage.gardener.applied_since(0),
+            await self.storage.gardener.notice_events(tick - gardener.happening_ticks),
+            self.sim.world.landmarks, tick)
         self.pipeline = TickPipeline([
             InvitationExpiryPhase(self), WakePhase(self), WeatherPhase(self),
-            MovementPhase(self), SchedulePhase(self), CheckpointPhase(self),
+            GardenerPhase(self), MovementPhase(self), SchedulePhase(self), CheckpointPhase(self),
             AgentTurnPhase(self), CommitPhase(self),
         ])
         self.collector.settle()
@@ -268,6 +277,8 @@ class HearthEngine:
             agent = sim.agents.require(name)
             sim.agents.write_status(name, status_text(agent, sim.world.state, self.config))
         perception = self.perception_builder.build(name, tick, text=reads_text)
+        if self.stewardship.notices:
+            perception = self.stewardship.perceive(perception, tick)
         if reads_text and self.scene_narrator is not None:
             told = await self.scene_narrator.describe(name, tick, perception)
             if told:

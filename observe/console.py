@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.context import TickContext
+from storage.history import happening_text
 
 _FAILED = "✗"
 
@@ -18,6 +19,7 @@ _FAILED = "✗"
 def _one_line(text: str, limit: int = 240) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
 
 
 def tick_lines(ctx: TickContext) -> list[str]:
@@ -35,6 +37,10 @@ def tick_lines(ctx: TickContext) -> list[str]:
         elif kind in ("journey_completed", "journey_interrupted"):
             how = "arrives" if kind == "journey_completed" else f"stops: {data['reason']}"
             lines.append(f"{stamp} {who} {how}")
+        elif kind in ("gardener_intervention", "gardener_refused"):
+            data["type"] = kind
+            mark = f" {_FAILED}" if kind == "gardener_refused" else ""
+            lines.append(f"{stamp} gardener{mark}: {_one_line(happening_text(kind, None, data))}")
     for name, result in ctx.turn_results.items():
         for action in result.actions:
             mark = "" if action.success else f" {_FAILED}"

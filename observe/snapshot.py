@@ -23,6 +23,7 @@ from core.objects import Sign, WorldObject
 from core.places import NamedPlace
 from core.structures import Structure
 from core.types import Position
+from storage.history import NARRATED_EVENTS, happening_text
 
 if TYPE_CHECKING:
     from engine.context import TickContext
@@ -199,15 +200,10 @@ def feed_lines(ctx: TickContext) -> list[FeedLine]:
     for event in ctx.events:
         data = event.to_dict()
         kind = data["type"]
-        who = data.get("agent")
-        if kind == "weather_changed":
-            lines.append(FeedLine(ctx.tick, None, kind, f"The weather turns {data['weather']}."))
-        elif kind == "agent_woke":
-            lines.append(FeedLine(ctx.tick, who, kind, f"{who} wakes."))
-        elif kind == "journey_completed":
-            lines.append(FeedLine(ctx.tick, who, kind, f"{who} arrives."))
-        elif kind == "journey_interrupted":
-            lines.append(FeedLine(ctx.tick, who, kind, f"{who} stops: {data['reason']}."))
+        if kind in NARRATED_EVENTS:
+            who = data.get("agent")
+            lines.append(FeedLine(ctx.tick, who if isinstance(who, str) else None, kind,
+                                  happening_text(kind, who, data), kind != "gardener_refused"))
     for name, result in ctx.turn_results.items():
         for action in result.actions:
             lines.append(FeedLine(ctx.tick, name, action.tool, action.narration, action.success))

@@ -51,6 +51,25 @@ class AgentSpend:
     """Requests through a model with no price in settings.yaml (not in `usd`)."""
 
 
+GARDENER_SHOWN = 8
+"""The Gardener's newest requests `--status` lists."""
+
+
+@dataclass(frozen=True)
+class GardenerLine:
+    """One of the Gardener's requests and what the engine made of it."""
+
+    cycle: int
+    level: str | None
+    kind: str
+    status: str
+    """pending, applied or refused."""
+    tick: int | None
+    """When the engine applied or refused it."""
+    said: str
+    """What happened (applied), why not (refused), or what was asked (pending)."""
+
+
 @dataclass(frozen=True)
 class TickTimes:
     """How long recent ticks took: the mean of the last `ticks`, whole and per phase."""
@@ -85,6 +104,8 @@ class WorldStatus:
     """A tick a stopped or crashed run left open (the next run finishes it)."""
     spend: list[AgentSpend] = field(default_factory=list)
     """Per agent Claude spoke for; empty when none ever did."""
+    gardener: list[GardenerLine] = field(default_factory=list)
+    """The Gardener's newest requests, newest first; empty when it never asked."""
 
     @property
     def spend_usd(self) -> float:
@@ -128,6 +149,11 @@ async def world_status(
         times = _tick_times(await storage.engine.recent_metrics(RECENT_TICKS))
         progress = await storage.engine.get_progress()
         unfinished = progress.tick if progress is not None else None
+    gardener: list[GardenerLine] = []
+    if schema >= 7:  # the Gardener's tables came with version 7
+        gardener = [GardenerLine(r.cycle, r.level, r.kind, r.status, r.done_tick,
+                                 r.reason if r.reason else r.params)
+                    for r in await storage.gardener.recent(GARDENER_SHOWN)]
     return WorldStatus(
         db_path=str(storage.db_path),
         db_bytes=db_bytes,
@@ -173,6 +199,7 @@ async def world_status(
         tick_times=times,
         unfinished_tick=unfinished,
         spend=spend,
+        gardener=gardener,
     )
 
 

@@ -29,6 +29,7 @@ from storage.repositories import (
     AgentRepository,
     ConversationRepository,
     EngineRepository,
+    GardenerRepository,
     ObjectRepository,
     WorldRepository,
 )
@@ -105,6 +106,7 @@ class Storage:
         self.objects = ObjectRepository(self._db)
         self.conversations = ConversationRepository(self._db)
         self.engine = EngineRepository(self._db)
+        self.gardener = GardenerRepository(self._db)
         return self
 
     async def close(self) -> None:

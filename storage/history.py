@@ -29,7 +29,8 @@ from storage.errors import CorruptDatabaseError, NotAWorldError, StorageError, W
 
 Cell = tuple[int, int]
 
-NARRATED_EVENTS = ("weather_changed", "agent_woke", "journey_completed", "journey_interrupted")
+NARRATED_EVENTS = ("weather_changed", "agent_woke", "journey_completed", "journey_interrupted",
+                   "gardener_intervention", "gardener_refused")
 """The happenings of a tick that the live feed narrates (observe/snapshot.feed_lines)."""
 
 
@@ -245,7 +246,8 @@ class HistoryReader:
             f"SELECT agent, kind, data FROM events WHERE tick = ? AND kind IN ({marks}) "
             "ORDER BY seq", (tick, *NARRATED_EVENTS),
         ):
-            lines.append(PastLine(tick, agent, kind, _happening(kind, agent, json.loads(data))))
+            lines.append(PastLine(tick, agent, kind, happening_text(kind, agent, json.loads(data)),
+                                  kind != "gardener_refused"))
         for agent, record_text in self._query(
             "SELECT agent, record FROM turns WHERE tick = ? ORDER BY agent", (tick,)
         ):
@@ -259,8 +261,13 @@ class HistoryReader:
         return tuple(lines)
 
 
-def _happening(kind: str, agent: str | None, data: Mapping[str, object]) -> str:
-    """The feed's words for one narrated event (kept in step with feed_lines)."""
+def happening_text(kind: str, agent: str | None, data: Mapping[str, object]) -> str:
+    """The feed's words for one narrated event (NARRATED_EVENTS), live and past alike."""
+    if kind == "gardener_intervention":
+        return f"The Gardener: {data.get('text')}"
+    if kind == "gardener_refused":
+        return (f"The Gardener's request {data.get('request')} ({data.get('kind')}) was "
+                f"refused: {data.get('reason')}")
     if kind == "weather_changed":
         return f"The weather turns {data['weather']}."
     if kind == "agent_woke":

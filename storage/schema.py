@@ -273,6 +273,47 @@ _V6_LEANER_WRITES = (
     "DROP INDEX IF EXISTS idx_agents_pos",
 )
 
+_V7_GARDENER = (
+    # One row per Gardener cycle: what it saw, how it sorted it, and what it decided
+    # (and who decided: 'rules' or a model id), kept whole so a cycle can be judged
+    # afterwards; `note` says why an answer was not used, when it was not.
+    """
+    CREATE TABLE gardener_cycles (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        tick INTEGER NOT NULL,
+        made_at TEXT NOT NULL,
+        level TEXT NOT NULL CHECK (level IN ('HEALTHY', 'WATCH', 'WARNING', 'CRITICAL')),
+        reasons TEXT NOT NULL,
+        figures TEXT NOT NULL,
+        decided_by TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        rationale TEXT NOT NULL,
+        note TEXT
+    )
+    """,
+    # The Gardener's requests, queued for the engine, which judges each at the start of
+    # its next tick and marks it applied or refused. No foreign key on `cycle`: the
+    # Gardener runs in another process and anyone can write here, so the engine reads
+    # whatever is queued and refuses a request whose cycle is not there itself.
+    """
+    CREATE TABLE gardener_requests (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        cycle INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        params TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending'
+            CHECK (status IN ('pending', 'applied', 'refused')),
+        reason TEXT,
+        made_at TEXT NOT NULL,
+        done_tick INTEGER,
+        x INTEGER,
+        y INTEGER
+    )
+    """,
+    # The engine asks for the pending ones every tick; the rest are history.
+    "CREATE INDEX idx_gardener_requests_status ON gardener_requests (status, id)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "world, cells, agents, inventory, objects, places, structures", _V1_WORLD),
     Migration(2, "conversations, participants, turns and invitations", _V2_CONVERSATIONS),
@@ -281,6 +322,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "events, turns, mind states, tick progress and metrics", _V5_ENGINE),
     Migration(6, "no per-step indexes on events by agent and agents by position",
               _V6_LEANER_WRITES),
+    Migration(7, "gardener cycles and requests", _V7_GARDENER),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
@@ -308,5 +350,7 @@ HEARTH_TABLES = frozenset(
         "minds",
         "tick_progress",
         "tick_metrics",
+        "gardener_cycles",
+        "gardener_requests",
     }
 )

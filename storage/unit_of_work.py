@@ -28,6 +28,7 @@ class UnitOfWork:
         self.objects = storage.objects
         self.conversations = storage.conversations
         self.engine = storage.engine
+        self.gardener = storage.gardener
         self.commits = 0
 
     async def __aenter__(self) -> UnitOfWork:

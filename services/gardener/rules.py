@@ -8,8 +8,11 @@ nothing. Otherwise the lightest touch that answers each reason, worst first:
   is made to stand out to it, a direction it may choose to take, or not;
 - little left to gather near an agent, or its actions mostly failing: the land around
   it grows back;
-- a quiet or unchanging world, or many agents in trouble: a happening where most
-  agents are, something to notice and perhaps talk about.
+- a quiet or unchanging world: a happening where most agents are, something to
+  notice and perhaps talk about;
+- many agents in trouble at once raises the level, so more of them are answered.
+
+Among agents equally in trouble, the one farthest from anyone is answered first.
 
 Never more than the level allows, and never two in one area (the engine would refuse
 the second anyway).
@@ -79,7 +82,17 @@ def decide_by_rules(triage: Triage, figures: HealthFigures,
         chosen.append(change)
         because.append(reason)
 
-    ordered = sorted(triage.reasons, key=lambda r: (-r.level, r.measure, r.agent or ""))
+    positions = {a.name: a.position for a in figures.agents}
+
+    def isolation(name: str | None) -> int:
+        """How far the agent is from the nearest other one (the most stranded first)."""
+        if name is None or name not in positions:
+            return 0
+        here = positions[name]
+        return min((_distance(here, p) for n, p in positions.items() if n != name), default=0)
+
+    ordered = sorted(triage.reasons,
+                     key=lambda r: (-r.level, r.measure, -isolation(r.agent), r.agent or ""))
     for reason in ordered:
         if reason.level < Level.WARNING:
             continue
@@ -94,11 +107,13 @@ def decide_by_rules(triage: Triage, figures: HealthFigures,
         elif reason.measure in ("resources", "failing") and health is not None:
             take(Regrowth(health.position, caps.regrowth_radius),
                  f"{reason.text}: the land around them grows back")
-        elif reason.measure in ("quiet", "sameness", "crowd"):
+        elif reason.measure in ("quiet", "sameness"):
             text = HAPPENINGS[figures.tick % len(HAPPENINGS)][: caps.event_text_chars]
             take(WorldHappening(_gathering_spot(figures),
                                 min(HAPPENING_RADIUS, caps.event_radius), text),
                  f"{reason.text}: something happens where most of them are")
+        # "crowd" raises the level (more interventions allowed); the agents' own reasons
+        # say what each needs.
     if not chosen:
         return Decision((), f"The world is {triage.level}, but no gentle change answers it.")
     return Decision(tuple(chosen), "; ".join(because))

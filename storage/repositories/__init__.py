@@ -3,6 +3,7 @@
 from storage.repositories.agent import AgentRepository
 from storage.repositories.conversation import ConversationRepository, StoredTurn
 from storage.repositories.engine import EngineRepository
+from storage.repositories.gardener import GardenerRepository
 from storage.repositories.object import ObjectRepository
 from storage.repositories.world import WorldRepository
 
@@ -10,6 +11,7 @@ __all__ = [
     "AgentRepository",
     "ConversationRepository",
     "EngineRepository",
+    "GardenerRepository",
     "ObjectRepository",
     "StoredTurn",
     "WorldRepository",

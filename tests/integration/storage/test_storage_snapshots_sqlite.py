@@ -60,6 +60,13 @@ async def _fill(storage: Storage) -> Agent:
     await storage.engine.save_minds([MindRow(ASH, "offline", "{}", 8)])
     await storage.engine.set_progress(9, [[ASH, BIRCH]])
     await storage.engine.add_metrics(TickMetrics(8, "now", 1.5, 1, 1, {"turns": 1.0}))
+    async with storage.db.transaction():  # the Gardener's rows (another process writes them)
+        cycle = await storage.db.execute_insert(
+            "INSERT INTO gardener_cycles (tick, made_at, level, reasons, figures, decided_by, "
+            "decision, rationale) VALUES (39, 'now', 'WATCH', '[]', '{}', 'rules', '{}', 'q')")
+        await storage.db.execute(
+            "INSERT INTO gardener_requests (cycle, kind, params, made_at) "
+            "VALUES (?, 'none', '{}', 'now')", (cycle,))
     return ash
 
 
