@@ -771,10 +771,18 @@ async def run_gardener(env: RuntimeEnv, config: HearthConfig, *, once: bool) -> 
             args = observe_args(config)
 
             async def cycle():  # type: ignore[no-untyped-def]
-                return await run_cycle(
-                    observe(source, **args), landmarks, store,
-                    thresholds=settings.thresholds.to_core(), caps=settings.caps.to_core(),
-                    decider=decider, memory_cycles=settings.memory_cycles)
+                try:
+                    return await run_cycle(
+                        observe(source, **args), landmarks, store,
+                        thresholds=settings.thresholds.to_core(),
+                        caps=settings.caps.to_core(),
+                        decider=decider, memory_cycles=settings.memory_cycles)
+                except (StorageError, sqlite3.OperationalError) as exc:
+                    print(f"Gardener: this cycle could not run ({exc}); trying again",
+                          file=sys.stderr, flush=True)
+                    if once:
+                        raise
+                    return None
 
             who = "the rules" if decider is None else decider.name
             print(f"Gardener: tending {path} (decided by {who}; a cycle every "

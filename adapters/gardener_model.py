@@ -36,7 +36,7 @@ happens, in at most %(event_text_chars)d characters"}
 - {"type": "regrowth", "x": int, "y": int, "radius": int <= %(regrowth_radius)d}
 - {"type": "reveal_landmark", "landmark": "exact landmark name", "x": int, "y": int, \
 "radius": int <= %(reveal_radius)d}  (the landmark stands out to agents within radius of x,y)
-At most %(healthy)d intervention at HEALTHY or WATCH, %(warning)d at WARNING, \
+At most %(healthy)d at HEALTHY, %(watch)d at WATCH, %(warning)d at WARNING, \
 %(critical)d at CRITICAL. No intervention may name an agent.
 Answer with ONE JSON object and nothing else:
 {"rationale": "why, in a sentence or two", "interventions": [ ... ]}"""
@@ -97,7 +97,8 @@ class ClaudeGardener:
         return VALUES % {
             "event_radius": caps.event_radius, "event_text_chars": caps.event_text_chars,
             "regrowth_radius": caps.regrowth_radius, "reveal_radius": caps.reveal_radius,
-            "healthy": caps.per_cycle[1], "warning": caps.per_cycle[2],
+            "healthy": caps.per_cycle[0], "watch": caps.per_cycle[1],
+            "warning": caps.per_cycle[2],
             "critical": caps.per_cycle[3]}
 
     async def decide(self, triage: Triage, figures: HealthFigures,

@@ -47,7 +47,7 @@ class WeatherChange:
         return {"weather": str(self.weather)}
 
     def describe(self) -> str:
-        return f"The Gardener turns the weather {self.weather}."
+        return f"The weather turns {self.weather}."
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,7 @@ class NothingToTend(RuntimeError):
 
 async def keep_gardening(
     current_tick: Callable[[], int],
-    cycle: Callable[[], Awaitable[CycleReport]],
+    cycle: Callable[[], Awaitable[CycleReport | None]],
     schedule: Schedule,
     *,
     once: bool,
@@ -39,7 +39,9 @@ async def keep_gardening(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> int:
-    """Run cycles until `stop()` says so (or one, if `once`); the number run."""
+    """Run cycles until `stop()` says so (or one, if `once`); the number run. A cycle
+    that gives None could not be run (the database busy, say): it is tried again at
+    the next poll, and does not count."""
     done = 0
     last_tick: int | None = None
     last_time = clock()
@@ -49,10 +51,12 @@ async def keep_gardening(
                or (schedule.every_minutes is not None
                    and now - last_time >= schedule.every_minutes * 60))
         if due:
-            report(await cycle())
-            done += 1
-            last_tick, last_time = tick, now
-            if once:
-                break
+            made = await cycle()
+            if made is not None:
+                report(made)
+                done += 1
+                last_tick, last_time = tick, now
+                if once:
+                    break
         await sleep(schedule.poll_seconds)
     return done
