@@ -31,6 +31,7 @@ BENCHES: dict[str, str] = {
     "perception": "bench.perception",
     "life": "bench.life",
     "observer": "bench.observer",
+    "gardener": "bench.gardener",
 }
 
 

@@ -101,8 +101,8 @@ def _social_query() -> tuple[str, tuple[str, ...]]:
             parts.append(f"SELECT json_extract(s.data, '$.{name}') AS who, s.tick AS tick "
                          f"FROM social s WHERE s.kind IN ({marks})")
         params += kinds
-    sql = (f"WITH social AS MATERIALIZED (SELECT tick, kind, data FROM events WHERE kind IN "
-           f"({','.join('?' * len(named))})) "
+    sql = (f"WITH social AS MATERIALIZED (SELECT tick, kind, data FROM events WHERE "
+           f"tick >= ? AND kind IN ({','.join('?' * len(named))})) "
            f"SELECT who, MAX(tick) FROM ({' UNION ALL '.join(parts)}) "
            "WHERE who IS NOT NULL GROUP BY who")
     return sql, tuple(params)
@@ -191,12 +191,17 @@ class SqliteHealthSource:
 
     # ------------------------------------------------------------------ company
 
-    def last_social_ticks(self) -> dict[str, int]:
-        """Agent -> the latest tick of a social event it took part in, as the event's
-        agent or as a party named in it (the other, the recipient, the invitee or
-        inviter, a participant). Agents never in one are absent. Reads all of history
-        once, since an agent may have been alone for any length of it."""
-        return {str(who): int(tick) for who, tick in self._execute(_SOCIAL_SQL, _SOCIAL_PARAMS)}
+    def last_social_ticks(self, since_tick: int = 0) -> dict[str, int]:
+        """Agent -> the latest tick (>= since_tick) of a social event it took part in, as
+        the event's agent or as a party named in it (the other, the recipient, the
+        invitee or inviter, a participant). Agents in none since then are absent.
+
+        `since_tick` bounds the read by the tick index: all of a long history is the
+        largest table in the file (a second on a thousand agents after 300 ticks),
+        while the caller only needs to know who has been alone longer than it cares to
+        tell apart."""
+        return {str(who): int(tick) for who, tick in self._execute(
+            _SOCIAL_SQL, (max(0, since_tick), *_SOCIAL_PARAMS))}
 
     def last_word_tick(self) -> int | None:
         """The latest tick at which anything was said in a conversation, or None.

@@ -55,7 +55,7 @@ class HealthSource(Protocol):
 
     def agents(self) -> Sequence[AgentFacts]: ...
 
-    def last_social_ticks(self) -> dict[str, int]: ...
+    def last_social_ticks(self, since_tick: int = 0) -> dict[str, int]: ...
 
     def action_counts(self, since_tick: int,
                       until_tick: int | None = None) -> dict[str, tuple[int, int]]: ...
@@ -84,6 +84,7 @@ class ObserveArgs(GatheringArgs):
     window: int
     look_radius: int
     sight: int
+    alone_horizon: int | None
 
 
 def gathering_args(config: HearthConfig) -> GatheringArgs:
@@ -105,6 +106,8 @@ def observe_args(config: HearthConfig) -> ObserveArgs:
         window=config.settings.gardener.window_ticks,
         look_radius=config.settings.gardener.look_radius,
         sight=config.settings.vision.radius,
+        # Past CRITICAL's line, how much longer someone was alone changes nothing.
+        alone_horizon=config.settings.gardener.thresholds.alone_ticks[2],
         **gathering_args(config),
     )
 
@@ -118,6 +121,7 @@ def observe(
     gatherable: Collection[str],
     capacity: int,
     regrow_ticks: int | None = None,
+    alone_horizon: int | None = None,
 ) -> HealthFigures:
     """The world's health now, over the last `window` ticks (those before the world's
     next tick), all read in one snapshot.
@@ -126,6 +130,9 @@ def observe(
     (Chebyshev, as agents see); otherwise for the ticks since its last social event,
     or since the world began. Units near an agent are counted within `look_radius`,
     with regrowth if `regrow_ticks` is given (as `gathering_args` gives it).
+    With `alone_horizon`, only that many ticks of social history are read, and
+    `ticks_alone` says at most that (enough for the triage, and a long history costs
+    nothing more).
     """
     if window < 1:
         raise ValueError(f"window must be at least 1 tick, got {window}")
@@ -140,7 +147,8 @@ def observe(
         since = now - window
         agents = sorted(source.agents(), key=lambda a: a.name)
         positions = {a.name: Position(a.x, a.y) for a in agents}
-        social = source.last_social_ticks()
+        social_since = 0 if alone_horizon is None else max(0, now - alone_horizon)
+        social = source.last_social_ticks(social_since)
         counts = source.action_counts(since, now)
         asleep = source.asleep_ticks(since, now)
         near = source.gatherable_units_near(
@@ -154,7 +162,7 @@ def observe(
         if agent.name in company:
             alone = 0
         else:
-            alone = max(0, now - social.get(agent.name, 0))
+            alone = max(0, now - social.get(agent.name, social_since))
         actions, failures = counts.get(agent.name, (0, 0))
         health.append(AgentHealth(
             name=agent.name, position=positions[agent.name], ticks_alone=alone,

@@ -499,3 +499,17 @@ def test_observe_args_come_from_the_config(lived: Lived) -> None:
     assert args["capacity"] == lived.config.settings.gathering.cell_capacity
     assert args["sight"] == lived.config.settings.vision.radius
     assert args["window"] == lived.config.settings.gardener.window_ticks
+
+
+def test_a_social_horizon_reads_only_recent_history(lived: Lived, source, table) -> None:
+    """Past the horizon, how long someone has been alone is not told apart: the read
+    stops there, and ticks_alone says at most the horizon."""
+    everything = source.last_social_ticks()
+    recent = source.last_social_ticks(END - 10)
+    assert recent == {who: tick for who, tick in everything.items() if tick >= END - 10}
+    args = {**observe_args(lived.config), "alone_horizon": 10}
+    figures = observe(source, **args)
+    loner = figures.agent(lived.loner)
+    assert loner is not None and loner.ticks_alone == 10  # never met anyone: capped
+    unbounded = observe(source, **{**args, "alone_horizon": None}).agent(lived.loner)
+    assert unbounded is not None and unbounded.ticks_alone == END
