@@ -14,8 +14,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from adapters.claude_mind.narrator import usage_of
 from core.gardener import Caps, HealthFigures, Triage
-from core.spend import Price, Usage, cost
+from core.spend import Price, cost
 from core.types import Position
 from services.gardener.cycle import DeciderUnavailable
 from services.gardener.decision import Decision, read_decision
@@ -40,13 +41,6 @@ At most %(healthy)d at HEALTHY, %(watch)d at WATCH, %(warning)d at WARNING, \
 %(critical)d at CRITICAL. No intervention may name an agent.
 Answer with ONE JSON object and nothing else:
 {"rationale": "why, in a sentence or two", "interventions": [ ... ]}"""
-
-
-def _usage(usage: Any) -> Usage:
-    def count(name: str) -> int:
-        return int(getattr(usage, name, 0) or 0)
-    return Usage(count("input_tokens"), count("output_tokens"),
-                 count("cache_creation_input_tokens"), count("cache_read_input_tokens"))
 
 
 def _prompt(triage: Triage, figures: HealthFigures, landmarks: Sequence[tuple[str, Position]],
@@ -115,7 +109,7 @@ class ClaudeGardener:
                            "content": _prompt(triage, figures, landmarks, memory)}])
         except anthropic.APIError as exc:
             raise DeciderUnavailable(f"the API failed: {type(exc).__name__}") from None
-        self.spent += cost(_usage(getattr(reply, "usage", None)), self.price)
+        self.spent += cost(usage_of(getattr(reply, "usage", None)), self.price)
         text = "".join(getattr(block, "text", "") for block in getattr(reply, "content", ())
                        if getattr(block, "type", "") == "text")
         return read_decision(text, self.size)

@@ -116,7 +116,7 @@ class ModelNarrator:
             log.warning("narration by %s failed (%s); the template stands",
                         self.model, type(exc).__name__)
             return self._keep(plain)
-        usage = _usage(reply.usage)
+        usage = usage_of(reply.usage)
         spent = {"usage": {"input": usage.input, "output": usage.output,
                            "cache_write": usage.cache_write, "cache_read": usage.cache_read}}
         if self.meter is not None:
@@ -169,7 +169,8 @@ def _worth_a_scene(result: ActionResult, action: str) -> bool:
             or bool(data and data.get("discoveries")))
 
 
-def _usage(usage: Any) -> Usage:
+def usage_of(usage: Any) -> Usage:
+    """A Messages API reply's usage as our four token counts (missing ones are 0)."""
     def count(name: str) -> int:
         return int(getattr(usage, name, 0) or 0)
     return Usage(count("input_tokens"), count("output_tokens"),
