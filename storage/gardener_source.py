@@ -7,6 +7,11 @@ one or a few queries giving plain values, and the arithmetic that turns them int
 health (who is alone, what share failed) lives in services.gardener.observe, so it
 can be tested without a database and this file stays a reader.
 
+History (events and turns) is followed rather than reread: a source kept from cycle to
+cycle remembers what it made of the rows it has read (storage.health_memo) and reads
+only what the engine has committed since, so a cycle costs the same however long the
+world has run. Answers are the same as a fresh source's; only the cost differs.
+
 Reads that must agree with each other (an agent's sleep and the tick it is counted
 up to, say) can share one read transaction: `with source.snapshot(): ...` sees the
 database as it was when the first query ran, however many ticks the engine commits
@@ -28,6 +33,7 @@ from core.events import EVENT_TYPES
 from core.terrain import DEFAULT_TERRAIN, TERRAIN_CODE, TERRAIN_ORDER, Terrain
 from core.types import AgentName, Position
 from storage.errors import CorruptDatabaseError, NotAWorldError, StorageError
+from storage.health_memo import ActionMemo, KindCountMemo, LatestTickMemo, SleepMemo
 from storage.repositories.world import RASTER_ENCODING
 
 LASTING_CHANGE_KINDS: tuple[str, ...] = (
@@ -75,11 +81,12 @@ SOCIAL_PARTIES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = _social_
 
 
 def _social_query() -> tuple[str, tuple[str, ...]]:
-    """One statement giving each agent's latest social tick.
+    """One statement giving each agent's latest social tick among the events with seq in
+    a range and tick at or after a floor (parameters: first seq, last seq, floor tick,
+    then the kinds this returns alongside).
 
-    The events table is by far the largest in the file and is indexed only by tick, so
-    it is read once (the MATERIALIZED set of social events) and every party field is
-    picked from that smaller set, all inside SQLite.
+    The range is read once (the MATERIALIZED set of social events) and every party
+    field is picked from that smaller set, all inside SQLite.
     """
     by_field: dict[tuple[str, bool], list[str]] = {}
     for kind, (one, many) in SOCIAL_PARTIES.items():
@@ -102,7 +109,7 @@ def _social_query() -> tuple[str, tuple[str, ...]]:
                          f"FROM social s WHERE s.kind IN ({marks})")
         params += kinds
     sql = (f"WITH social AS MATERIALIZED (SELECT tick, kind, data FROM events WHERE "
-           f"tick >= ? AND kind IN ({','.join('?' * len(named))})) "
+           f"seq >= ? AND seq <= ? AND +tick >= ? AND kind IN ({','.join('?' * len(named))})) "
            f"SELECT who, MAX(tick) FROM ({' UNION ALL '.join(parts)}) "
            "WHERE who IS NOT NULL GROUP BY who")
     return sql, tuple(params)
@@ -140,6 +147,12 @@ class SqliteHealthSource:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
+        # What was read of the history already (storage.health_memo): kept for the
+        # next cycle, which then reads only what the engine has written since.
+        self._social = LatestTickMemo(_SOCIAL_SQL, _SOCIAL_PARAMS)
+        self._sleep = SleepMemo()
+        self._lasting = KindCountMemo(LASTING_CHANGE_KINDS)
+        self._actions = ActionMemo()
 
     # ------------------------------------------------------------------ plumbing
 
@@ -196,12 +209,12 @@ class SqliteHealthSource:
         the event's agent or as a party named in it (the other, the recipient, the
         invitee or inviter, a participant). Agents in none since then are absent.
 
-        `since_tick` bounds the read by the tick index: all of a long history is the
-        largest table in the file (a second on a thousand agents after 300 ticks),
-        while the caller only needs to know who has been alone longer than it cares to
-        tell apart."""
-        return {str(who): int(tick) for who, tick in self._execute(
-            _SOCIAL_SQL, (max(0, since_tick), *_SOCIAL_PARAMS))}
+        `since_tick` bounds the read: all of a long history is the largest table in the
+        file (a second on a thousand agents after 300 ticks), while the caller only
+        needs to know who has been alone longer than it cares to tell apart. Asked
+        again, only the events committed since are read."""
+        self._social.catch_up(self._execute, since_tick)
+        return dict(self._social.latest)
 
     def last_word_tick(self) -> int | None:
         """The latest tick at which anything was said in a conversation, or None.
@@ -219,21 +232,15 @@ class SqliteHealthSource:
         """Agent -> (actions, failed actions) in its turns at ticks >= since_tick (and
         < until_tick if given: the tick in progress already has some turns written);
         agents with no action in that span are absent. A turn's `error` (it ended
-        early) is not an action and is not counted."""
-        rows = self._execute(
-            "SELECT t.agent, COUNT(*), TOTAL(json_extract(a.value, '$.ok') = 0) "
-            "FROM turns t, json_each(t.record, '$.actions') a WHERE t.tick >= ? AND t.tick < ? "
-            "GROUP BY t.agent", (since_tick, _end(until_tick)))
-        return {str(agent): (int(count), int(failed)) for agent, count, failed in rows}
+        early) is not an action and is not counted. Finished ticks read once are kept."""
+        next_tick = self.world().tick
+        return self._actions.counts(self._execute, since_tick, _end(until_tick), next_tick)
 
     def lasting_changes(self, since_tick: int, until_tick: int | None = None) -> int:
         """How many events at ticks >= since_tick (and < until_tick if given) left
         something in the world (LASTING_CHANGE_KINDS)."""
-        marks = ",".join("?" * len(LASTING_CHANGE_KINDS))
-        rows = self._execute(
-            f"SELECT COUNT(*) FROM events WHERE tick >= ? AND tick < ? AND kind IN ({marks})",
-            (since_tick, _end(until_tick), *LASTING_CHANGE_KINDS))
-        return int(rows[0][0])
+        self._lasting.catch_up(self._execute, since_tick)
+        return self._lasting.between(since_tick, _end(until_tick))
 
     def asleep_ticks(self, since_tick: int, now_tick: int) -> dict[str, int]:
         """Agent -> how many ticks of [since_tick, now_tick) it spent asleep (every agent,
@@ -247,12 +254,10 @@ class SqliteHealthSource:
         may already have put someone to sleep, and the agents table says so.
         """
         start = max(0, since_tick)
-        rows = self._execute(
-            "SELECT agent, kind, tick FROM events WHERE tick >= ? "
-            "AND kind IN ('agent_slept', 'agent_woke') ORDER BY seq", (start,))
+        self._sleep.catch_up(self._execute, start)
         changes: dict[str, list[tuple[bool, int]]] = {}
-        for agent, kind, tick in rows:
-            changes.setdefault(str(agent), []).append((kind == "agent_slept", int(tick)))
+        for agent, lies_down, tick in self._sleep.since(start):
+            changes.setdefault(agent, []).append((lies_down, tick))
         asleep: dict[str, int] = {}
         for agent in self.agents():
             marks = changes.get(agent.name)

@@ -15,7 +15,6 @@ by asking the code under test.
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
@@ -41,6 +40,7 @@ from storage.gardener_source import (
     SOCIAL_PARTIES,
     SqliteHealthSource,
 )
+from tests.integration.storage import reference_history as reference
 
 SEED = 11
 SIZE = (48, 40)
@@ -223,54 +223,6 @@ def table(lived: Lived) -> Iterator[sqlite3.Connection]:
 # --------------------------------------------------------------------------- expectations
 
 
-def _events(table: sqlite3.Connection) -> list[dict[str, Any]]:
-    return [json.loads(data) for (data,) in table.execute("SELECT data FROM events ORDER BY seq")]
-
-
-def _last_social(table: sqlite3.Connection) -> dict[str, int]:
-    """Every social event's parties, read from the JSON's own keys."""
-    last: dict[str, int] = {}
-    for event in _events(table):
-        if event["category"] != "social" or event["type"] == "invitation_expired":
-            continue
-        parties = {event.get(key) for key in ("agent", "other", "recipient", "invitee",
-                                                "inviter")}
-        parties.update(event.get("participants", ()))
-        for name in parties - {None}:
-            last[name] = max(last.get(name, -1), event["tick"])
-    return last
-
-
-def _asleep(table: sqlite3.Connection, since: int, now: int) -> dict[str, int]:
-    """Tick by tick from the world's start: asleep at t when the agent's latest sleep or
-    wake at or before t was a sleep (every agent starts awake)."""
-    changes = [(e["agent"], e["tick"], e["type"] == "agent_slept") for e in _events(table)
-               if e["type"] in ("agent_slept", "agent_woke")]
-    names = [name for (name,) in table.execute("SELECT name FROM agents")]
-    out = {}
-    for name in names:
-        mine = [(tick, asleep) for agent, tick, asleep in changes if agent == name]
-        count = 0
-        for t in range(max(0, since), now):
-            done = [asleep for tick, asleep in mine if tick <= t]
-            count += bool(done and done[-1])
-        out[name] = count
-    return out
-
-
-def _actions(table: sqlite3.Connection, since: int, until: int) -> dict[str, tuple[int, int]]:
-    out: dict[str, tuple[int, int]] = {}
-    for agent, tick, record in table.execute("SELECT agent, tick, record FROM turns"):
-        if not since <= tick < until:
-            continue
-        actions = json.loads(record)["actions"]
-        if actions:
-            done, failed = out.get(agent, (0, 0))
-            out[agent] = (done + len(actions),
-                          failed + sum(1 for a in actions if a["ok"] is False))
-    return out
-
-
 def _units_near(table: sqlite3.Connection, config: HearthConfig, positions, radius: int,
                 tick: int | None) -> dict[Position, int]:
     """Cell by cell, with the engine's own Gathering saying what each cell holds."""
@@ -308,7 +260,7 @@ def test_world_and_agents_are_the_rows(lived: Lived, source, table) -> None:
 
 
 def test_last_social_ticks_name_every_party(lived: Lived, source, table) -> None:
-    expected = _last_social(table)
+    expected = reference.last_social(table)
     assert source.last_social_ticks() == expected
     assert lived.loner not in expected  # nobody came to the corner
     # The conversation the offline mind held: its last word makes its speaker's tick.
@@ -317,7 +269,7 @@ def test_last_social_ticks_name_every_party(lived: Lived, source, table) -> None
     assert source.last_word_tick() == said
     assert expected[speaker] >= said
     # A conversation's start names everyone in it, though only the inviter is its agent.
-    started = [e for e in _events(table) if e["type"] == "conversation_started"]
+    started = [e for e in reference.events(table) if e["type"] == "conversation_started"]
     assert started
     for name in started[-1]["participants"]:
         assert source.last_social_ticks()[name] >= started[-1]["tick"]
@@ -332,8 +284,8 @@ def test_every_social_event_kind_is_read_by_its_party_fields() -> None:
 
 @pytest.mark.parametrize("since", [0, 10, GATHER_FROM, END - 1])
 def test_action_counts_are_the_turn_records(lived: Lived, source, table, since: int) -> None:
-    assert source.action_counts(since) == _actions(table, since, END + 1)
-    assert source.action_counts(0, since) == _actions(table, 0, since)
+    assert source.action_counts(since) == reference.actions(table, since, END + 1)
+    assert source.action_counts(0, since) == reference.actions(table, 0, since)
 
 
 def test_the_gatherer_failed_once_its_cell_was_spent(lived: Lived, source) -> None:
@@ -345,7 +297,7 @@ def test_the_gatherer_failed_once_its_cell_was_spent(lived: Lived, source) -> No
 
 
 def test_lasting_changes_count_the_things_left(lived: Lived, source, table) -> None:
-    kinds = [(e["tick"], e["type"]) for e in _events(table)]
+    kinds = [(e["tick"], e["type"]) for e in reference.events(table)]
     for since in (0, 12, GATHER_FROM):
         assert source.lasting_changes(since) == sum(
             1 for tick, kind in kinds if tick >= since and kind in LASTING_CHANGE_KINDS)
@@ -356,20 +308,20 @@ def test_lasting_changes_count_the_things_left(lived: Lived, source, table) -> N
 
 
 def test_asleep_ticks_follow_sleep_and_wake(lived: Lived, source, table) -> None:
-    kinds = {e["type"] for e in _events(table)}
+    kinds = {e["type"] for e in reference.events(table)}
     assert {"agent_slept", "agent_woke"} <= kinds  # the offline agents slept a night
     sleepers = [a.name for a in source.agents() if a.sleeping]
     assert sleepers  # ...and lie down again at the end
     for since in (0, 5, 16, 25, END - 1, END - 30):
-        assert source.asleep_ticks(since, END) == _asleep(table, since, END)
+        assert source.asleep_ticks(since, END) == reference.asleep(table, since, END)
     # A span inside the night, with no event in it, for someone asleep throughout.
-    first_sleep = min(e["tick"] for e in _events(table) if e["type"] == "agent_slept")
+    first_sleep = min(e["tick"] for e in reference.events(table) if e["type"] == "agent_slept")
     assert source.asleep_ticks(first_sleep + 1, first_sleep + 3) == \
-        _asleep(table, first_sleep + 1, first_sleep + 3)
+        reference.asleep(table, first_sleep + 1, first_sleep + 3)
     assert source.asleep_ticks(0, END)[lived.loner] == 0
     # A span after the last sleep: no event in it, so whoever sleeps now slept it all.
     later = source.asleep_ticks(END, END + 2)
-    assert later == _asleep(table, END, END + 2)
+    assert later == reference.asleep(table, END, END + 2)
     assert {name for name, ticks in later.items() if ticks == 2} == set(sleepers)
 
 
@@ -432,7 +384,7 @@ def test_observe_alone_and_together(lived: Lived, tmp_path: Path) -> None:
     figures = _observe(db, lived.config)
     table = _read_only(db)
     try:
-        social = _last_social(table)
+        social = reference.last_social(table)
     finally:
         table.close()
     # the world is younger than the configured window: only the ticks lived are looked at
@@ -455,16 +407,16 @@ def test_observe_counts_match_the_source(lived: Lived, source, table, window) ->
     figures = observe(source, **args)
     window = figures.window
     since = END - window
-    counts = _actions(table, since, END)
-    asleep = _asleep(table, since, END)
+    counts = reference.actions(table, since, END)
+    asleep = reference.asleep(table, since, END)
     for health in figures.agents:
         assert (health.actions, health.failures) == counts.get(health.name, (0, 0))
         assert health.ticks_asleep == asleep[health.name]
     said = table.execute("SELECT MAX(tick) FROM conversation_turns").fetchone()[0]
     assert figures.ticks_since_conversation == END - said
-    assert figures.changes == sum(1 for e in _events(table) if since <= e["tick"] < END
+    assert figures.changes == sum(1 for e in reference.events(table) if since <= e["tick"] < END
                                   and e["type"] in LASTING_CHANGE_KINDS)
-    social, sight = _last_social(table), args["sight"]
+    social, sight = reference.last_social(table), args["sight"]
     for health in figures.agents:
         seen = any(other.name != health.name and other.position.chebyshev(health.position)
                    <= sight for other in figures.agents)
