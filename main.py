@@ -66,6 +66,9 @@ log = logging.getLogger("hearth")
 PROJECT_DIR = Path(__file__).resolve().parent
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_BUDGET, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 MIN_SIDE = 10
+GARDENER_NICENESS = 10
+"""How far the Gardener's process steps back for the scheduler (os.nice): on a busy
+machine the engine's ticks get the processors first."""
 """The smallest world side: room for a lake, a wood and a few agents."""
 
 
@@ -744,6 +747,14 @@ def _model_narrator(
                          meter=meter)
 
 
+def _step_back_for_the_engine() -> None:
+    """Lower this process's priority: the Gardener is never urgent, and a cycle that
+    waits a moment costs nothing, while a tick held up is felt by every agent."""
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(GARDENER_NICENESS)
+
+
 async def run_gardener(env: RuntimeEnv, config: HearthConfig, *, once: bool) -> int:
     """`hearth --gardener`: cycles beside the running world until Ctrl+C (or one, with
     --once). It reads the world read-only and writes only its own cycles and requests;
@@ -791,6 +802,8 @@ async def run_gardener(env: RuntimeEnv, config: HearthConfig, *, once: bool) -> 
                   + ")", flush=True)
             schedule = Schedule(settings.every_ticks, settings.every_minutes,
                                 settings.poll_seconds)
+            if not once:  # a lasting process shares the machine with the engine
+                _step_back_for_the_engine()
             try:
                 await keep_gardening(lambda: source.world().tick, cycle, schedule, once=once,
                                      report=lambda r: print(r.summary(), flush=True))

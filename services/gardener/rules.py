@@ -20,7 +20,9 @@ the second anyway).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+
+import numpy as np
 
 from core.gardener import (
     Caps,
@@ -55,12 +57,65 @@ def _nearest(spot: Position, places: Sequence[tuple[str, Position]]) -> tuple[st
     return min(places, key=lambda p: (_distance(spot, p[1]), p[0]))
 
 
-def _gathering_spot(figures: HealthFigures) -> Position:
-    """Where most agents are: the agent with the most others within 20 cells."""
-    agents = figures.agents
-    best = max(agents, key=lambda a: (sum(_distance(a.position, b.position) <= 20
-                                          for b in agents), a.name))
-    return best.position
+GATHERING_CELLS = 20
+"""Where most agents are: the agent with the most others within this many cells."""
+CELLS_AT_ONCE = 4_000_000
+"""Distances worked out in one array (a block of rows against every agent)."""
+
+
+class _Crowd:
+    """Every agent's position as arrays, so questions about all of them (who is
+    farthest from anyone, where most of them are) cost array passes rather than a
+    Python loop over every pair: a world of thousands in trouble at once is exactly
+    when the Gardener must not take long."""
+
+    def __init__(self, figures: HealthFigures) -> None:
+        self.agents = figures.agents
+        self.index = {a.name: i for i, a in enumerate(self.agents)}
+        count = len(self.agents)
+        self.xs = np.fromiter((a.position.x for a in self.agents), np.int64, count)
+        self.ys = np.fromiter((a.position.y for a in self.agents), np.int64, count)
+
+    def _blocks(self, rows: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(rows, their distances to every agent), a block at a time."""
+        step = max(1, CELLS_AT_ONCE // max(1, len(self.xs)))
+        for start in range(0, len(rows), step):
+            block = rows[start:start + step]
+            yield block, np.maximum(np.abs(self.xs[block, None] - self.xs[None, :]),
+                                    np.abs(self.ys[block, None] - self.ys[None, :]))
+
+    def isolation(self, names: Iterable[str]) -> dict[str, int]:
+        """Each named agent's distance to the nearest other one (0 if it is alone in
+        the world); names not among the agents are left out."""
+        rows = np.array(sorted({self.index[n] for n in names if n in self.index}), np.int64)
+        found: dict[str, int] = {}
+        if len(self.xs) < 2:
+            return {self.agents[int(i)].name: 0 for i in rows}
+        for block, far in self._blocks(rows):
+            far[np.arange(len(block)), block] = np.iinfo(np.int64).max  # not itself
+            for i, nearest in zip(block.tolist(), far.min(axis=1).tolist(), strict=True):
+                found[self.agents[i].name] = int(nearest)
+        return found
+
+    def nearest_other(self, name: str) -> Position:
+        """The nearest other agent's position (the first in the figures' order among
+        equals), or the agent's own when it is alone in the world."""
+        i = self.index[name]
+        if len(self.xs) < 2:
+            return self.agents[i].position
+        far = np.maximum(np.abs(self.xs - self.xs[i]), np.abs(self.ys - self.ys[i]))
+        far[i] = np.iinfo(np.int64).max
+        return self.agents[int(np.argmin(far))].position
+
+    def gathering_spot(self) -> Position:
+        """The position of the agent with the most agents (itself included) within
+        `GATHERING_CELLS`; among equals, the one whose name sorts last."""
+        counts = np.empty(len(self.xs), np.int64)
+        for block, far in self._blocks(np.arange(len(self.xs))):
+            counts[block] = (far <= GATHERING_CELLS).sum(axis=1)
+        most = counts.max()
+        best = max((self.agents[int(i)].name, int(i)) for i in np.flatnonzero(counts == most))
+        return self.agents[best[1]].position
 
 
 def decide_by_rules(triage: Triage, figures: HealthFigures,
@@ -82,26 +137,20 @@ def decide_by_rules(triage: Triage, figures: HealthFigures,
         chosen.append(change)
         because.append(reason)
 
-    positions = {a.name: a.position for a in figures.agents}
-
-    def isolation(name: str | None) -> int:
-        """How far the agent is from the nearest other one (the most stranded first)."""
-        if name is None or name not in positions:
-            return 0
-        here = positions[name]
-        return min((_distance(here, p) for n, p in positions.items() if n != name), default=0)
-
-    ordered = sorted(triage.reasons,
-                     key=lambda r: (-r.level, r.measure, -isolation(r.agent), r.agent or ""))
+    crowd = _Crowd(figures)
+    apart = crowd.isolation(r.agent for r in triage.reasons if r.agent)
+    ordered = sorted(triage.reasons,  # the most stranded first among equals
+                     key=lambda r: (-r.level, r.measure, -apart.get(r.agent or "", 0),
+                                    r.agent or ""))
     for reason in ordered:
+        if len(chosen) >= allowed:
+            break
         if reason.level < Level.WARNING:
             continue
-        health = figures.agent(reason.agent) if reason.agent else None
+        at = crowd.index.get(reason.agent) if reason.agent else None
+        health = figures.agents[at] if at is not None else None
         if reason.measure == "alone" and health is not None and landmarks:
-            others = [a.position for a in figures.agents if a.name != health.name]
-            toward = (_nearest(health.position, [("", p) for p in others])[1]
-                      if others else health.position)
-            name, _ = _nearest(toward, landmarks)
+            name, _ = _nearest(crowd.nearest_other(health.name), landmarks)
             take(RevealLandmark(name, health.position, min(REVEAL_RADIUS, caps.reveal_radius)),
                  f"{reason.text}: {name}, near the others, is made to stand out to them")
         elif reason.measure in ("resources", "failing") and health is not None:
@@ -109,7 +158,7 @@ def decide_by_rules(triage: Triage, figures: HealthFigures,
                  f"{reason.text}: the land around them grows back")
         elif reason.measure in ("quiet", "sameness"):
             text = HAPPENINGS[figures.tick % len(HAPPENINGS)][: caps.event_text_chars]
-            take(WorldHappening(_gathering_spot(figures),
+            take(WorldHappening(crowd.gathering_spot(),
                                 min(HAPPENING_RADIUS, caps.event_radius), text),
                  f"{reason.text}: something happens where most of them are")
         # "crowd" raises the level (more interventions allowed); the agents' own reasons

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +21,7 @@ import main
 from config import CONFIG_DIR, load_config
 from core.types import Position
 from engine import EngineRunner, HearthEngine
+from main import GARDENER_NICENESS, PROJECT_DIR
 from observe.api import ObserverAPI
 from observe.tui.app import HearthApp
 from observe.tui.widgets.feed import EventFeed
@@ -195,3 +200,30 @@ def test_the_gardener_says_clearly_what_is_wrong(capsys, dirs, tmp_path: Path) -
     (dirs[0] / "world.db").write_text("not a database")
     code, _, err = hearth(capsys, dirs, "--gardener", "--once")
     assert code == 1 and "not" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no process priorities here")
+def test_a_lasting_gardener_steps_back_for_the_engine(capsys, dirs) -> None:
+    """`hearth --gardener` beside a running world lowers its own priority, so on a
+    busy machine the engine's ticks get the processors first; Ctrl+C stops it."""
+    data, agents = dirs
+    code, _, err = hearth(capsys, dirs, "--init", "--size", "40x30", "--seed", "4")
+    assert code == 0, err
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_DIR)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "main", "--data-dir", str(data), "--agents-dir", str(agents),
+         "--gardener"], cwd=PROJECT_DIR, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        said = [proc.stdout.readline() for _ in range(2)]  # tending ..., cycle ...
+        assert said[1].startswith("cycle "), said
+        ours = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, proc.pid) == min(19, ours + GARDENER_NICENESS)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 130
+        assert "Gardener: stopped" in proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
