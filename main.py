@@ -66,10 +66,10 @@ log = logging.getLogger("hearth")
 PROJECT_DIR = Path(__file__).resolve().parent
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_BUDGET, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 MIN_SIDE = 10
+"""The smallest world side: room for a lake, a wood and a few agents."""
 GARDENER_NICENESS = 10
 """How far the Gardener's process steps back for the scheduler (os.nice): on a busy
 machine the engine's ticks get the processors first."""
-"""The smallest world side: room for a lake, a wood and a few agents."""
 
 
 class CliError(Exception):
