@@ -138,6 +138,17 @@ def _hear_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _live(world: Path, ticks: int, config_dir: Path) -> None:
+    """`hearth --run ticks --quiet` with offline minds on the world; raises if it fails."""
+    done = subprocess.run(
+        _hearth("--run", ticks, "--quiet", "--mind", "offline",
+                "--config-dir", config_dir, *_dirs(world)),
+        cwd=PROJECT, env=_child_env(), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"hearth --run {ticks} on {world} failed ({done.returncode}):\n"
+                           f"{done.stderr}")
+
+
 class _Gardener:
     """`hearth --gardener` as a child process, its output read line by line."""
 
@@ -220,12 +231,7 @@ def _one_run(primed: Path, world: Path, config_dir: Path, with_gardener: bool) -
     try:
         if gardener is not None:
             gardener.wait_for_first_cycle()
-        done = subprocess.run(
-            _hearth("--run", RUN_TICKS, "--quiet", "--mind", "offline",
-                    "--config-dir", config_dir, *_dirs(world)),
-            cwd=PROJECT, env=_child_env(), capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"hearth --run failed ({done.returncode}):\n{done.stderr}")
+        _live(world, RUN_TICKS, config_dir)
     finally:
         code = gardener.stop() if gardener is not None else None
     if gardener is not None and code not in (0, 130):
@@ -272,12 +278,7 @@ def _time_cycles(primed: Path, world: Path, config_dir: Path,
             observe(source, **args)
             first = (time.perf_counter() - started) * 1000
             for _ in range(repeat):
-                lived = subprocess.run(
-                    _hearth("--run", 1, "--quiet", "--mind", "offline",
-                            "--config-dir", config_dir, *_dirs(world)),
-                    cwd=PROJECT, env=_child_env(), capture_output=True, text=True)
-                if lived.returncode != 0:
-                    raise RuntimeError(f"hearth --run 1 failed:\n{lived.stderr}")
+                _live(world, 1, config_dir)
                 started = time.perf_counter()
                 figures = observe(source, **args)
                 observed = time.perf_counter()
@@ -311,12 +312,7 @@ def run() -> list[Figure]:
         if code != 0:
             raise RuntimeError(f"could not create the world:\n{said.getvalue()}")
         config_dir = _hard_working_config(root / "config")
-        lived = subprocess.run(
-            _hearth("--run", PRIME_TICKS, "--quiet", "--mind", "offline",
-                    "--config-dir", config_dir, *_dirs(primed)),
-            cwd=PROJECT, env=_child_env(), capture_output=True, text=True)
-        if lived.returncode != 0:
-            raise RuntimeError(f"could not live the first {PRIME_TICKS} ticks:\n{lived.stderr}")
+        _live(primed, PRIME_TICKS, config_dir)
 
         arms: dict[bool, list[dict]] = {False: [], True: []}
         for pair in range(PAIRS):
