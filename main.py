@@ -543,6 +543,7 @@ async def run_world(
         wired = await wire_engine(env, config, storage, mind, budget.append)
         engine, meter, claude = wired.engine, wired.meter, wired.claude
         await engine.initialize()
+        engine.write_behind_on()  # close() waits for the last tick's write
         progress = await storage.engine.get_progress()
         if progress is not None and progress.tick == engine.tick:
             done = len(await storage.engine.turns_done(engine.tick))

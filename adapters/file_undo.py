@@ -59,6 +59,12 @@ class FileUndoLog:
             os.fsync(fh.fileno())
         partial.replace(final)
 
+    def guards_earlier_turn(self, agent: str, tick: int) -> bool:
+        """The agent's log still guards a turn before `tick` (its commit has not
+        landed), so a change in this turn would have to replace it."""
+        log = self._open.get(agent)
+        return log is not None and log["tick"] != tick
+
     def committed(self, agent: str, tick: int) -> None:
         """The agent's turn at `tick` is durable: its log is no longer needed."""
         log = self._open.get(agent)

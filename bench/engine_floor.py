@@ -93,6 +93,7 @@ async def _measure(speaks: bool) -> dict[str, float]:
             await write_world(storage, world, config)
             engine = HearthEngine(storage, config, mind=FreeMind(speaks))
             await engine.initialize()
+            engine.write_behind_on()  # as `hearth --run` and `bench engine` do
             await engine.tick_once()  # warm-up
             times, turns, phases = [], 0, {}
             for _ in range(TICKS):

@@ -13,6 +13,7 @@ so the log can never hold an event the database does not.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import time
@@ -25,13 +26,14 @@ from core.events import AgentMovedEvent, DomainEvent
 from services.changes import ChangeSet
 from services.persistence import Capture, capture, write_capture
 from services.turn_loop import ActionRecord
-from storage.repositories.engine import EventRow, MindRow, TurnRow
+from storage.repositories.engine import EventRow, MindRow, TickMetrics, TurnRow
 
 if TYPE_CHECKING:
     from services.simulation import Simulation
     from storage import Storage
     from storage.event_log import EventMirror
     from storage.repositories.gardener import RequestOutcome
+    from storage.writer import DirectStorage
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +174,10 @@ class TurnCommitter:
         self.gardener_outcomes: list[RequestOutcome] = []
         """What became of the Gardener's requests this tick's opening judged: written
         by the next commit, in the same transaction as the world changes they made."""
+        self._metrics: list[TickMetrics] = []
+        """Metrics of finished ticks, written with the next commit."""
+        self._in_flight: _InFlight | None = None
+        """The write handed to the writer and not yet waited for."""
 
     @property
     def committing(self) -> bool:
@@ -226,8 +232,9 @@ class TurnCommitter:
         self._opening = (tick, event_rows(events), tuple(tuple(c) for c in schedule))
 
     async def commit(self, *, finish_tick: int | None = None,
-                     events: Sequence[DomainEvent] = ()) -> None:
+                     events: Sequence[DomainEvent] = (), wait: bool = True) -> None:
         """Write every queued turn; with `finish_tick`, also close that tick.
+        With `wait` False the write is left in flight (see `_write`).
 
         Closing advances the world's tick counter and forgets the tick's progress
         record in the same transaction as its last turns. A held opening goes first;
@@ -253,7 +260,7 @@ class TurnCommitter:
         await self._write(
             cap, rows, turns=[w.turn for w in queued],
             minds=[w.mind for w in queued if w.mind is not None],
-            progress=progress, finish=finish_tick is not None,
+            progress=progress, finish=finish_tick is not None, wait=wait,
         )
 
     def _world_capture(self) -> Capture:
@@ -273,24 +280,85 @@ class TurnCommitter:
         minds: Sequence[MindRow] = (),
         progress: tuple[int, Sequence[Sequence[str]]] | None = None,
         finish: bool = False,
+        wait: bool = True,
     ) -> None:
+        """Hand one unit of work to the background writer, after the one before it.
+
+        With `wait` False the write is left in flight (`flush` waits for it): the
+        next tick's turns run while SQLite writes this one on another core.
+        """
+        await self.flush_writes()
         outcomes, self.gardener_outcomes = self.gardener_outcomes, []
-        async with self.storage.unit_of_work(savepoints=False) as uow:
-            await write_capture(cap, uow, inventories=self._inventories)
-            first_seq = await uow.engine.next_event_seq()
-            await uow.engine.add_events(events)
-            if outcomes:
-                await uow.gardener.record_outcomes(outcomes)
-            await uow.engine.save_turns(turns)
-            await uow.engine.save_minds(minds)
-            if progress is not None:
-                await uow.engine.set_progress(*progress)
-            if finish:
-                await uow.engine.clear_progress()
-            await uow.commit()
-        self.commits += 1
-        for name, agent in cap.agents.items():
+        metrics, self._metrics = self._metrics, []
+        inventories = self._inventories
+
+        async def job(store: DirectStorage) -> int:
+            async with store.unit_of_work() as uow:
+                await write_capture(cap, uow, inventories=inventories)
+                first_seq = await uow.engine.next_event_seq()
+                await uow.engine.add_events(events)
+                if outcomes:
+                    await uow.gardener.record_outcomes(outcomes)
+                await uow.engine.save_turns(turns)
+                await uow.engine.save_minds(minds)
+                if progress is not None:
+                    await uow.engine.set_progress(*progress)
+                if finish:
+                    await uow.engine.clear_progress()
+                for row in metrics:
+                    await uow.engine.add_metrics(row)
+                await uow.commit()
+            return first_seq
+
+        future = asyncio.wrap_future(self.storage.writer().submit(job))
+        self._in_flight = _InFlight(future, cap, events, turns, bool(outcomes),
+                                    counts=bool(turns or events or progress or finish))
+        if wait:
+            await self.flush_writes()
+
+    @property
+    def outcomes_in_flight(self) -> bool:
+        """The write in flight records what became of Gardener requests."""
+        return self._in_flight is not None and self._in_flight.outcomes
+
+    async def flush_writes(self) -> None:
+        """Wait for the write in flight, if any, then do what follows it: note the
+        inventories it stored, mirror its events to events.jsonl, tell `on_commit`.
+
+        A write that failed is raised here (its unit rolled back; nothing of it is
+        in the database, and the engine must not go on as if it were).
+        """
+        pending, self._in_flight = self._in_flight, None
+        if pending is None:
+            return
+        first_seq = await pending.future
+        self.commits += pending.counts
+        for name, agent in pending.cap.agents.items():
             self._inventories[name] = agent.inventory
-        self.mirror.append(first_seq, events)
-        if self.on_commit is not None and turns:
-            self.on_commit(turns)
+        self.mirror.append(first_seq, pending.events)
+        if self.on_commit is not None and pending.turns:
+            self.on_commit(pending.turns)
+
+    async def flush(self) -> None:
+        """Everything handed over so far on disk: the write in flight, then any tick
+        metrics still waiting to ride along with a commit."""
+        await self.flush_writes()
+        if self._metrics:
+            await self._write(Capture(), ())
+
+    def add_metrics(self, metrics: TickMetrics) -> None:
+        """A tick's metrics, written with the next commit (or by `flush`)."""
+        self._metrics.append(metrics)
+
+
+@dataclass(frozen=True, slots=True)
+class _InFlight:
+    """A write handed to the writer whose follow-ups have not run yet."""
+
+    future: asyncio.Future[int]
+    cap: Capture
+    events: Sequence[EventRow]
+    turns: Sequence[TurnRow]
+    outcomes: bool
+    counts: bool
+    """Counted in `commits` (a write of metrics alone is not)."""

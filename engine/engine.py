@@ -18,6 +18,7 @@ import asyncio
 import dataclasses
 import json
 import logging
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
@@ -72,6 +73,10 @@ logger = logging.getLogger("hearth.engine")
 
 TickCallback = Callable[[TickContext], object]
 
+WRITER_SWITCH_INTERVAL_S = 0.0005
+"""How soon the busy engine hands the GIL to the writer thread when it asks (see
+`HearthEngine.write_behind_on`)."""
+
 
 class HearthEngine:
     def __init__(
@@ -111,6 +116,10 @@ class HearthEngine:
         """Run by close(), newest first: whoever wired the engine closes its clients."""
         self.last_perceptions: dict[str, Perception] = {}
         """What each agent perceived at the start of its latest turn (for the observer)."""
+        self.write_behind = False
+        """Leave each tick's last commit in flight while the next tick runs (`flush`
+        waits for it); see `write_behind_on`. Off, `tick_once` returns only once
+        the tick is on disk."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -168,21 +177,46 @@ class HearthEngine:
                 logger.info("undoing file changes of %s's lost turn at tick %s", agent, tick)
                 self.file_undo.play_back(agent, self.homes.path(agent), files)
 
+    def write_behind_on(self) -> None:
+        """For loops that run tick after tick (`--run`; not the TUI's runner, whose
+        history reader counts on every tick it is told of being in the database): each tick's
+        commit is written by the storage's writer thread while the next tick's turns
+        run, and `flush` (or `close`) waits for it. A crash then loses at most the
+        ticks not yet written, which are run again, identically, on resume.
+
+        The writer gives up the GIL around each statement it sends and must win it
+        back from the turns; at the interpreter's default switch interval (5 ms)
+        a commit took longer than the tick it overlapped, so the interval is
+        shortened to `WRITER_SWITCH_INTERVAL_S` for the whole process.
+        """
+        self.write_behind = True
+        if sys.getswitchinterval() > WRITER_SWITCH_INTERVAL_S:
+            sys.setswitchinterval(WRITER_SWITCH_INTERVAL_S)
+
+    async def flush(self) -> None:
+        """Wait until every tick run so far, and its metrics, is on disk."""
+        if hasattr(self, "committer"):
+            await self.committer.flush()
+
     async def close(self) -> None:
-        await self.finish_snapshot()
-        if self._opened_storage:
-            await self.storage.close()
-        while self.on_close:
-            try:
-                await self.on_close.pop()()
-            except Exception:  # one client failing to close must not keep others open
-                logger.exception("closing failed")
+        try:
+            await self.flush()
+        finally:  # a failed write is raised, but nothing is left open
+            await self.finish_snapshot()
+            if self._opened_storage:
+                await self.storage.close()
+            while self.on_close:
+                try:
+                    await self.on_close.pop()()
+                except Exception:  # one client failing to close must not keep others open
+                    logger.exception("closing failed")
 
     # ------------------------------------------------------------------ reading
 
     @property
     def tick(self) -> int:
-        """The tick that runs next (ticks before it are committed)."""
+        """The tick that runs next (ticks before it are committed, or handed to the
+        writer when writing behind)."""
         return self.sim.world.tick
 
     def mind_for(self, name: str) -> Mind:
@@ -305,6 +339,10 @@ class HearthEngine:
             if files is None:
                 files = self._files[name] = AgentFiles(self.homes.path(name))
             if call.name in CHANGING_TOOLS and isinstance(call.arguments, Mapping):
+                if self.file_undo.guards_earlier_turn(name, tick):
+                    # The log holds one turn: that turn's write must land before
+                    # this turn's change replaces it (only with `write_behind`).
+                    await self.committer.flush_writes()
                 self.file_undo.before_change(name, tick, files, call.arguments.get("path"))
             return run_file_tool(files, call.name, call.arguments)
         return await self.sim.engine.execute_tool(name, call.name, call.arguments, tick)
@@ -326,11 +364,14 @@ class HearthEngine:
         return await self.narrator.narrate(result, ctx)
 
     async def _record_metrics(self, ctx: TickContext, started: float) -> None:
+        """Metrics go with the next commit when writing behind, at once otherwise."""
         total = (time.perf_counter() - started) * 1000
-        await self.storage.engine.add_metrics(TickMetrics(
+        self.committer.add_metrics(TickMetrics(
             ctx.tick, utc_stamp(), round(total, 3), len(ctx.turn_results), ctx.action_count,
             {name: round(ms, 3) for name, ms in ctx.phase_ms},
         ))
+        if not self.write_behind:
+            await self.committer.flush()
 
     async def _maybe_snapshot(self, tick: int) -> None:
         """Every `snapshot_every_ticks`, begin a snapshot of the tick just committed.
@@ -340,6 +381,7 @@ class HearthEngine:
         """
         every = self.config.settings.storage.snapshot_every_ticks
         if every and (tick + 1) % every == 0:
+            await self.committer.flush()  # the snapshot must hold this tick
             await self.finish_snapshot()
             self._snapshot = self.storage.snapshots.start(self.storage.db, tick + 1)
 

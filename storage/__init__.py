@@ -12,6 +12,7 @@ snapshots/snapshot_TICK.db, backups/ (automatic copies taken before migrations).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from types import TracebackType
 
@@ -37,6 +38,7 @@ from storage.schema import LATEST_VERSION
 from storage.snapshots import SnapshotManager
 from storage.traces import TraceWriter
 from storage.unit_of_work import UnitOfWork
+from storage.writer import BackgroundWriter
 
 DB_FILENAME = "world.db"
 
@@ -82,6 +84,7 @@ class Storage:
         self.snapshots = SnapshotManager(self.data_dir / "snapshots")
         self.traces = TraceWriter(self.data_dir / "traces")
         self._db: Database | None = None
+        self._writer: BackgroundWriter | None = None
 
     @staticmethod
     def world_exists(data_dir: Path) -> bool:
@@ -109,7 +112,22 @@ class Storage:
         self.gardener = GardenerRepository(self._db)
         return self
 
+    def writer(self) -> BackgroundWriter:
+        """The background writer on this world's file (started on first use, stopped
+        by `close`): where the engine's commits run while its turns go on."""
+        if self._read_only:
+            raise StorageError(f"{self.db_path}: opened read-only; nothing can be written")
+        _ = self.db  # raises if the storage is not open
+        if self._writer is None:
+            writer = BackgroundWriter(self.db_path, synchronous=self._synchronous)
+            writer.start()
+            self._writer = writer
+        return self._writer
+
     async def close(self) -> None:
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            await asyncio.to_thread(writer.close)
         if self._db is not None:
             await self._db.close()
             self._db = None

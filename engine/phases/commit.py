@@ -15,7 +15,8 @@ class CommitPhase(BasePhase):
     """Write what is still queued; advance the tick unless a stop left turns undone.
 
     A stopped tick keeps its progress record: the next run finishes it with the
-    agents whose turns had not been committed.
+    agents whose turns had not been committed. A stop always waits for its write;
+    a finished tick's is left in flight when the engine writes behind.
     """
 
     name = "commit"
@@ -29,5 +30,6 @@ class CommitPhase(BasePhase):
         if ctx.stopped:
             await self.engine.committer.commit()
             return ctx
-        await self.engine.committer.commit(finish_tick=ctx.tick)
+        await self.engine.committer.commit(
+            finish_tick=ctx.tick, wait=not self.engine.write_behind)
         return ctx.with_completed()

@@ -30,6 +30,8 @@ class GardenerPhase(BasePhase):
 
     async def _execute(self, ctx: TickContext) -> TickContext:
         engine = self.engine
+        if engine.committer.outcomes_in_flight:  # or those requests would read as pending
+            await engine.committer.flush_writes()
         pending = await engine.storage.gardener.pending()
         if not pending:
             return ctx
