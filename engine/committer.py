@@ -3,11 +3,13 @@
 A finished turn is frozen at once into a `TurnWrite` (its captured world values,
 its events, its row, its mind's state) and queued. `commit` writes every queued
 turn in one unit of work, in the order they finished, so what is durable is
-always a prefix of what ran, and never part of a turn. Committing in batches is
-what lets 1,000 agents take their turns in well under 0.1 s: one transaction per
-turn would cost more than the turns themselves.
+always a prefix of what ran, and never part of a turn (one transaction per turn
+would cost more than the turns themselves). The unit of work is a job for the
+storage's writer thread (storage/writer.py); a commit may be left in flight while
+the next tick runs (`wait=False`), and the next write, `flush` or `flush_writes`
+waits for it first, so writes land in the order they were made.
 
-After each commit the new events are appended to events.jsonl (`EventMirror`),
+After each commit lands, its events are appended to events.jsonl (`EventMirror`),
 so the log can never hold an event the database does not.
 """
 
