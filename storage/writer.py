@@ -27,7 +27,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from storage.direct_db import DirectDatabase, run_to_end
+from storage.direct_db import CACHED_STATEMENTS, DirectDatabase, run_to_end
 from storage.errors import StorageError
 from storage.repositories import (
     AgentRepository,
@@ -112,7 +112,8 @@ class BackgroundWriter:
     # --- the thread --------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=5.0)
+        conn = sqlite3.connect(self.path, isolation_level=None, timeout=5.0,
+                               cached_statements=CACHED_STATEMENTS)
         try:
             conn.execute(f"PRAGMA synchronous = {self.synchronous}")
             conn.execute("PRAGMA foreign_keys = ON")

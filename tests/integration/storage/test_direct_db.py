@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from storage.direct_db import UPDATE_FROM, DirectDatabase, _batched, run_to_end
+from storage.direct_db import (
+    MAX_CHUNK_ROWS,
+    UPDATE_FROM,
+    DirectDatabase,
+    _batched,
+    _chunk,
+    _largest_chunk,
+    run_to_end,
+)
 from storage.errors import StorageError
 
 SCHEMA = """
@@ -77,6 +85,41 @@ def test_inserts_upserts_and_deletes_match_row_by_row(tmp_path: Path) -> None:
     _both(direct, plain, "DELETE FROM k WHERE id = ?", [(f"id{i}",) for i in range(0, 50, 4)])
     assert _dump(direct.conn) == _dump(plain)
     assert len(_dump(plain)["t"]) > 20
+
+
+def _sizes(total: int, largest: int) -> list[int]:
+    sizes = []
+    while total:
+        sizes.append(_chunk(total, largest))
+        total -= sizes[-1]
+    return sizes
+
+
+def test_batches_are_cut_into_sizes_from_a_short_ladder() -> None:
+    assert _largest_chunk(32766, 4) == MAX_CHUNK_ROWS
+    assert _largest_chunk(40, 3) == 8  # 13 rows fit; the power of two below
+    assert _largest_chunk(2, 3) == 1  # a row wider than the limit still goes alone
+    assert _sizes(600, 256) == [256, 256, 64, 16, 8]
+    assert _sizes(7, 4) == [4, 2, 1]
+    # whatever the count, the texts come from at most nine sizes
+    seen = {size for total in range(1, 1200) for size in _sizes(total, 256)}
+    assert seen == {2 ** i for i in range(9)}
+
+
+def test_batch_sizes_that_vary_reuse_prepared_statements(tmp_path: Path) -> None:
+    direct, plain = _pair(tmp_path)
+    texts: list[str] = []
+    direct.conn.set_trace_callback(texts.append)
+    sql = "INSERT OR REPLACE INTO k (id, n, status) VALUES (?, ?, ?)"
+    for count in (1000, 999, 517, 3):
+        _both(direct, plain, sql, [(f"id{i}", count, None) for i in range(count)])
+    direct.conn.set_trace_callback(None)
+    assert _dump(direct.conn) == _dump(plain)
+    assert len(_dump(plain)["k"]) == 1000
+    # 1000 = 3*256+128+64+32+8, 999 = 3*256+128+64+32+4+2+1, 517 = 2*256+4+1, 3 = 2+1:
+    # 22 statements, of only 8 sizes
+    assert len(texts) == 22
+    assert len({text.count("(") for text in texts}) == 8
 
 
 @pytest.mark.skipif(not UPDATE_FROM, reason="this SQLite has no UPDATE ... FROM")
