@@ -12,7 +12,7 @@ every row's step; a thread that must win it back from the busy engine waits up
 to the interpreter's switch interval (5 ms) each time, so a commit of 5,000 rows
 written row by row took longer than the tick it overlapped. A plain
 `INSERT ... VALUES (?, ...)` is therefore sent as multi-row statements (up to
-256 rows each, in sizes that repeat, so they stay prepared: `_chunk`), a
+1,024 rows each, in sizes that repeat, so they stay prepared: `_chunk`), a
 `DELETE ... WHERE a = ? [AND b = ?]` as `IN` lists, and an
 `UPDATE ... SET a = ? WHERE k = ? [AND ...]` whose rows name distinct keys as
 `UPDATE ... FROM (VALUES ...)`, so a batch gives up the GIL a few times, not
@@ -140,12 +140,12 @@ def _batched_update(table: str, sets: str, where: str) -> _Batched | None:
     return _Batched(lambda n: head + ",".join([group] * n) + tail, width, keys_from)
 
 
-MAX_CHUNK_ROWS = 256
+MAX_CHUNK_ROWS = 1024
 """The most rows one multi-row statement carries (see `_chunk`)."""
 
 CACHED_STATEMENTS = 512
 """Statements the writer's connection keeps prepared: each batched form comes in up
-to nine sizes (`_chunk`), and a commit writes a dozen or so tables."""
+to eleven sizes (`_chunk`), and a commit writes a dozen or so tables."""
 
 
 def _largest_chunk(max_variables: int, width: int) -> int:
