@@ -9,8 +9,6 @@ service holds at flush time, so ten moves of one agent are one row written.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -74,20 +72,26 @@ class ChangeSet:
 _collecting: ContextVar[ChangeSet | None] = ContextVar("hearth_changes", default=None)
 
 
-@contextmanager
-def collecting(changes: ChangeSet) -> Iterator[ChangeSet]:
+class collecting:  # noqa: N801 - used as a function: `with collecting(changes):`
     """Note every change made by this task (and only this task) in `changes`.
 
     An agent's turn runs inside one of these, so the engine can write exactly that
     turn's changes, atomically, while turns of other clusters run concurrently in
     other tasks (a ContextVar is per task). Outside any block, changes go to the
-    world's own journal.
+    world's own journal. A class rather than a generator: every turn enters one.
     """
-    token = _collecting.set(changes)
-    try:
-        yield changes
-    finally:
-        _collecting.reset(token)
+
+    __slots__ = ("changes", "_token")
+
+    def __init__(self, changes: ChangeSet) -> None:
+        self.changes = changes
+
+    def __enter__(self) -> ChangeSet:
+        self._token = _collecting.set(self.changes)
+        return self.changes
+
+    def __exit__(self, *exc: object) -> None:
+        _collecting.reset(self._token)
 
 
 def collecting_now() -> ChangeSet | None:

@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from core.perception import Perception
+from core.quick_init import quick_init
 from core.types import AgentName
 
 
@@ -38,6 +39,7 @@ class ToolSpec:
     input_schema: Mapping[str, Any]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """A mind asking for one action; `arguments` is untrusted until the engine parses it."""
@@ -47,6 +49,7 @@ class ToolCall:
     arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """What one call came to, as the mind hears it."""
@@ -60,6 +63,7 @@ class ToolOutcome:
     """The action's structured result (for minds that read structure, not prose)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnStart:
     agent: AgentName

@@ -20,6 +20,7 @@ from typing import Any
 
 from core.actions import ActionResult
 from core.events import DomainEvent
+from core.quick_init import quick_init
 from services.mind import Mind, MindError, ToolCall, ToolOutcome, TurnStart
 
 log = logging.getLogger("hearth.turns")
@@ -34,6 +35,7 @@ ACTION_LIMIT = "action_limit"
 MIND_ERROR = "error"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ActionRecord:
     """One executed call: what was asked, whether it worked, what the agent heard."""
@@ -50,6 +52,7 @@ class ActionRecord:
                 "text": self.narration}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnLog:
     actions: tuple[ActionRecord, ...]

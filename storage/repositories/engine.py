@@ -12,10 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.quick_init import quick_init
 from storage.database import utc_stamp
 from storage.repositories.base import Repository, dumps, loads
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class EventRow:
     tick: int
@@ -25,6 +27,7 @@ class EventRow:
     """The event's `to_dict()` as canonical JSON."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnRow:
     tick: int
@@ -36,6 +39,7 @@ class TurnRow:
     """JSON: what the agent did (tool, ok, narration) and its mind's own record."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MindRow:
     agent: str
