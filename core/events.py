@@ -17,10 +17,12 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from core.conversation import Privacy
+from core.quick_init import quick_init
 from core.terrain import Weather
 from core.types import AgentName, ConversationId, Direction, Position
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DomainEvent:
     event_type: ClassVar[str] = "event"
@@ -74,6 +76,7 @@ def _plain(value: Any) -> Any:
 # --- agents and movement ------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class AgentMovedEvent(DomainEvent):
     event_type: ClassVar[str] = "agent_moved"
@@ -81,21 +84,15 @@ class AgentMovedEvent(DomainEvent):
     from_position: Position
     to_position: Position
 
-    def __init__(self, tick: int, agent: AgentName, from_position: Position,
-                 to_position: Position) -> None:
-        # Written out (see `_fast_fields`): one of these for every step anyone takes.
-        _set_tick(self, tick)
-        _moved_agent(self, agent)
-        _moved_from(self, from_position)
-        _moved_to(self, to_position)
 
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class AgentSleptEvent(DomainEvent):
     event_type: ClassVar[str] = "agent_slept"
     agent: AgentName
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class AgentWokeEvent(DomainEvent):
     event_type: ClassVar[str] = "agent_woke"
@@ -103,6 +100,7 @@ class AgentWokeEvent(DomainEvent):
     reason: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class AgentsMetEvent(DomainEvent):
     event_type: ClassVar[str] = "agents_met"
@@ -111,6 +109,7 @@ class AgentsMetEvent(DomainEvent):
     other: AgentName
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class JourneyStartedEvent(DomainEvent):
     event_type: ClassVar[str] = "journey_started"
@@ -118,14 +117,8 @@ class JourneyStartedEvent(DomainEvent):
     destination: Position
     path_length: int
 
-    def __init__(self, tick: int, agent: AgentName, destination: Position,
-                 path_length: int) -> None:
-        _set_tick(self, tick)  # written out: see `_fast_fields`
-        _journey_agent(self, agent)
-        _journey_destination(self, destination)
-        _journey_length(self, path_length)
 
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class JourneyInterruptedEvent(DomainEvent):
     event_type: ClassVar[str] = "journey_interrupted"
@@ -134,6 +127,7 @@ class JourneyInterruptedEvent(DomainEvent):
     reason: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class JourneyCompletedEvent(DomainEvent):
     event_type: ClassVar[str] = "journey_completed"
@@ -144,6 +138,7 @@ class JourneyCompletedEvent(DomainEvent):
 # --- things -------------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ResourceGatheredEvent(DomainEvent):
     event_type: ClassVar[str] = "resource_gathered"
@@ -152,15 +147,8 @@ class ResourceGatheredEvent(DomainEvent):
     resource: str
     quantity: int
 
-    def __init__(self, tick: int, agent: AgentName, position: Position, resource: str,
-                 quantity: int) -> None:
-        _set_tick(self, tick)  # written out: see `_fast_fields`
-        _gathered_agent(self, agent)
-        _gathered_position(self, position)
-        _gathered_resource(self, resource)
-        _gathered_quantity(self, quantity)
 
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ItemCraftedEvent(DomainEvent):
     event_type: ClassVar[str] = "item_crafted"
@@ -170,16 +158,8 @@ class ItemCraftedEvent(DomainEvent):
     output: str
     quantity: int
 
-    def __init__(self, tick: int, agent: AgentName, method: str, inputs: tuple[str, ...],
-                 output: str, quantity: int) -> None:
-        _set_tick(self, tick)  # written out: see `_fast_fields`
-        _crafted_agent(self, agent)
-        _crafted_method(self, method)
-        _crafted_inputs(self, inputs)
-        _crafted_output(self, output)
-        _crafted_quantity(self, quantity)
 
-
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ItemGivenEvent(DomainEvent):
     event_type: ClassVar[str] = "item_given"
@@ -190,6 +170,7 @@ class ItemGivenEvent(DomainEvent):
     quantity: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ItemTakenEvent(DomainEvent):
     event_type: ClassVar[str] = "item_taken"
@@ -199,6 +180,7 @@ class ItemTakenEvent(DomainEvent):
     quantity: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ItemDroppedEvent(DomainEvent):
     event_type: ClassVar[str] = "item_dropped"
@@ -208,6 +190,7 @@ class ItemDroppedEvent(DomainEvent):
     quantity: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ItemPlacedEvent(DomainEvent):
     event_type: ClassVar[str] = "item_placed"
@@ -219,6 +202,7 @@ class ItemPlacedEvent(DomainEvent):
 # --- building and expression -------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WallPlacedEvent(DomainEvent):
     event_type: ClassVar[str] = "wall_placed"
@@ -227,6 +211,7 @@ class WallPlacedEvent(DomainEvent):
     direction: Direction
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WallRemovedEvent(DomainEvent):
     event_type: ClassVar[str] = "wall_removed"
@@ -235,6 +220,7 @@ class WallRemovedEvent(DomainEvent):
     direction: Direction
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DoorPlacedEvent(DomainEvent):
     event_type: ClassVar[str] = "door_placed"
@@ -243,6 +229,7 @@ class DoorPlacedEvent(DomainEvent):
     direction: Direction
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class StructureDetectedEvent(DomainEvent):
     event_type: ClassVar[str] = "structure_detected"
@@ -251,6 +238,7 @@ class StructureDetectedEvent(DomainEvent):
     agent: AgentName | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class StructureRemovedEvent(DomainEvent):
     event_type: ClassVar[str] = "structure_removed"
@@ -258,6 +246,7 @@ class StructureRemovedEvent(DomainEvent):
     agent: AgentName | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SignWrittenEvent(DomainEvent):
     event_type: ClassVar[str] = "sign_written"
@@ -266,6 +255,7 @@ class SignWrittenEvent(DomainEvent):
     text: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PlaceNamedEvent(DomainEvent):
     event_type: ClassVar[str] = "place_named"
@@ -274,6 +264,7 @@ class PlaceNamedEvent(DomainEvent):
     name: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WeatherChangedEvent(DomainEvent):
     event_type: ClassVar[str] = "weather_changed"
@@ -283,6 +274,7 @@ class WeatherChangedEvent(DomainEvent):
 # --- conversation --------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class InvitationSentEvent(DomainEvent):
     event_type: ClassVar[str] = "invitation_sent"
@@ -292,6 +284,7 @@ class InvitationSentEvent(DomainEvent):
     privacy: Privacy
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class InvitationAcceptedEvent(DomainEvent):
     event_type: ClassVar[str] = "invitation_accepted"
@@ -301,6 +294,7 @@ class InvitationAcceptedEvent(DomainEvent):
     conversation_id: ConversationId
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class InvitationDeclinedEvent(DomainEvent):
     event_type: ClassVar[str] = "invitation_declined"
@@ -309,6 +303,7 @@ class InvitationDeclinedEvent(DomainEvent):
     inviter: AgentName
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class InvitationExpiredEvent(DomainEvent):
     event_type: ClassVar[str] = "invitation_expired"
@@ -317,6 +312,7 @@ class InvitationExpiredEvent(DomainEvent):
     invitee: AgentName
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ConversationStartedEvent(DomainEvent):
     event_type: ClassVar[str] = "conversation_started"
@@ -326,6 +322,7 @@ class ConversationStartedEvent(DomainEvent):
     privacy: Privacy
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ConversationJoinedEvent(DomainEvent):
     event_type: ClassVar[str] = "conversation_joined"
@@ -334,6 +331,7 @@ class ConversationJoinedEvent(DomainEvent):
     agent: AgentName
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ConversationLeftEvent(DomainEvent):
     event_type: ClassVar[str] = "conversation_left"
@@ -342,6 +340,7 @@ class ConversationLeftEvent(DomainEvent):
     agent: AgentName
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ConversationEndedEvent(DomainEvent):
     event_type: ClassVar[str] = "conversation_ended"
@@ -349,6 +348,7 @@ class ConversationEndedEvent(DomainEvent):
     conversation_id: ConversationId
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ConversationTurnEvent(DomainEvent):
     event_type: ClassVar[str] = "conversation_turn"
@@ -357,44 +357,11 @@ class ConversationTurnEvent(DomainEvent):
     agent: AgentName
     message: str
 
-    def __init__(self, tick: int, conversation_id: ConversationId, agent: AgentName,
-                 message: str) -> None:
-        _set_tick(self, tick)  # written out: see `_fast_fields`
-        _turn_conversation(self, conversation_id)
-        _turn_agent(self, agent)
-        _turn_message(self, message)
-
-
-def _fast_fields(cls: type[DomainEvent], *names: str) -> tuple[Any, ...]:
-    """The slot setters of `cls`'s own fields, which must be `names` in declaration order.
-
-    The events made most often (a step, a gather, a remark, a journey begun, a thing
-    made) have their __init__ written out with these: the generated frozen __init__
-    calls object.__setattr__ per field and cost more than the rest of a step. Checked
-    against the field list here, so a field added later cannot be silently left unset.
-    """
-    own = tuple(f.name for f in dataclasses.fields(cls))[1:]  # after DomainEvent.tick
-    if own != names:  # pragma: no cover - keep the written-out __init__ in step
-        raise RuntimeError(f"{cls.__name__}.__init__ sets {names}; its fields are {own}")
-    return tuple(cls.__dict__[name].__set__ for name in names)
-
-
-_set_tick = DomainEvent.__dict__["tick"].__set__
-_moved_agent, _moved_from, _moved_to = _fast_fields(
-    AgentMovedEvent, "agent", "from_position", "to_position")
-_journey_agent, _journey_destination, _journey_length = _fast_fields(
-    JourneyStartedEvent, "agent", "destination", "path_length")
-_gathered_agent, _gathered_position, _gathered_resource, _gathered_quantity = _fast_fields(
-    ResourceGatheredEvent, "agent", "position", "resource", "quantity")
-_crafted_agent, _crafted_method, _crafted_inputs, _crafted_output, _crafted_quantity = (
-    _fast_fields(ItemCraftedEvent, "agent", "method", "inputs", "output", "quantity"))
-_turn_conversation, _turn_agent, _turn_message = _fast_fields(
-    ConversationTurnEvent, "conversation_id", "agent", "message")
-
 
 # --- the Gardener -------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class GardenerInterventionEvent(DomainEvent):
     """The engine applied one of the Gardener's requests to the world."""
@@ -413,6 +380,7 @@ class GardenerInterventionEvent(DomainEvent):
     """Happenings and revealed landmarks are perceived until (not including) this tick."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class GardenerRefusedEvent(DomainEvent):
     """The engine refused one of the Gardener's requests; the world is unchanged."""

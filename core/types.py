@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NewType
 
+from core.quick_init import quick_init
+
 AgentName = NewType("AgentName", str)
 ConversationId = NewType("ConversationId", str)
 
@@ -89,19 +91,13 @@ CARDINALS: tuple[Direction, ...] = (
 )
 
 
+@quick_init  # positions are made on every step of every agent
 @dataclass(frozen=True, slots=True, order=True)
 class Position:
     """A cell coordinate on the grid."""
 
     x: int
     y: int
-
-    def __init__(self, x: int, y: int) -> None:
-        # Written out rather than generated (the dataclass still gives equality, order,
-        # hash and repr): positions are made on every step of every agent, and setting
-        # the slots directly costs two thirds of the generated frozen __init__.
-        _set_x(self, x)
-        _set_y(self, y)
 
     def offset(self, dx: int, dy: int) -> Position:
         return Position(self.x + dx, self.y + dy)
@@ -130,7 +126,6 @@ class Position:
         return Direction.SOUTH if dy > 0 else Direction.NORTH
 
 
-_set_x, _set_y = Position.__dict__["x"].__set__, Position.__dict__["y"].__set__
 """Position's slot setters, which its frozen __setattr__ cannot block."""
 
 
