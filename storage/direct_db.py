@@ -191,8 +191,6 @@ class DirectDatabase:
         self._begin_before_next = False
         """A unit committed and stays open: the next statement opens its transaction."""
         self.max_variables = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-        self._largest: dict[int, int] = {}
-        """A row width -> the most rows one statement of that width takes."""
 
     # --- statements ------------------------------------------------------------
 
@@ -228,10 +226,7 @@ class DirectDatabase:
             if len({tuple(row[start:]) for row in rows}) != len(rows):
                 self.conn.executemany(sql, rows)
                 return
-        largest = self._largest.get(plan.width)
-        if largest is None:
-            largest = self._largest[plan.width] = _largest_chunk(
-                self.max_variables, plan.width)
+        largest = _largest_chunk(self.max_variables, plan.width)
         start, total = 0, len(rows)
         while start < total:
             size = _chunk(total - start, largest)
