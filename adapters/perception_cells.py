@@ -32,6 +32,7 @@ from itertools import repeat
 from typing import TypeVar
 
 from core.perception import SeenCell
+from core.quick_init import open_twin
 from core.terrain import TERRAIN_ORDER
 from core.types import Position
 from services.world_service import WorldService
@@ -51,7 +52,7 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
     For a frozen slots dataclass whose every field is set by `__init__` and that has no
     `__post_init__` (nothing to validate or derive), the maker skips the generated
     `__init__` (one `object.__setattr__` call per field). It makes an instance of an
-    unfrozen twin class with the very same slots (`_twin`), fills them with plain
+    unfrozen twin class with the very same slots (`open_twin`), fills them with plain
     attribute stores (the cheapest write Python has), then turns the instance into a
     `cls` by `__class__` assignment: the value is an ordinary `cls` from then on. About
     a third of the cost of filling the slots through their descriptors, which is what
@@ -63,7 +64,7 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
     if (hasattr(cls, "__post_init__") or tuple(getattr(cls, "__slots__", ())) != names
             or not all(f.init for f in fields)):
         return cls
-    twin = _twin(cls)
+    twin = open_twin(cls)
     scope: dict[str, object] = {"new": object.__new__, "cls": cls, "twin": twin}
     values = [f"v{i}" for i in range(len(names))]
     lines = [f"def make({', '.join(values)}, /):"]
@@ -81,18 +82,6 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
     make = scope["make"]
     make.__qualname__ = make.__name__ = f"make_{cls.__name__}"  # type: ignore[attr-defined]
     return make  # type: ignore[return-value]
-
-
-def _twin(cls: type) -> type | None:
-    """An unfrozen class with `cls`'s slots whose instances may become `cls` instances
-    (CPython allows `__class__` assignment exactly when the two layouts are the same),
-    or None if there is none."""
-    twin = type(f"_Open{cls.__name__}", (), {"__slots__": tuple(cls.__slots__)})  # type: ignore[attr-defined]
-    try:
-        object.__new__(twin).__class__ = cls  # TypeError unless the layouts are the same
-    except TypeError:
-        return None
-    return twin
 
 
 new_seen_cell = fast_constructor(SeenCell)
@@ -206,7 +195,7 @@ def _cell_maker(gather: tuple[str | None, ...]) -> Callable[[int, int, int, bool
     if held is not None and held[0] is gather:
         return held[1]
     terrains = TERRAIN_ORDER
-    cell_twin, position_twin = _twin(SeenCell), _twin(Position)
+    cell_twin, position_twin = open_twin(SeenCell), open_twin(Position)
     if cell_twin is None or position_twin is None:
         new_cell, new_pos = new_seen_cell, new_position
 

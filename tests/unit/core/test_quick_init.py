@@ -114,3 +114,24 @@ def test_an_init_written_by_hand_is_kept() -> None:
     with pytest.raises(TypeError, match="of its own"):
         quick_init(Own)
     assert Own(2).a == 4
+
+
+def test_a_twin_only_where_the_layouts_match() -> None:
+    from core.quick_init import open_twin
+
+    twin = open_twin(Pickled)
+    assert twin is not None
+    made = object.__new__(twin)
+    made.name, made.tags = "t", ()
+    made.__class__ = Pickled
+    assert made == Pickled("t") and isinstance(made, Pickled)
+
+    class Loose:
+        pass
+
+    @dataclass(frozen=True, slots=True)
+    class WithDict(Loose):  # instances have a __dict__: no slots-only twin fits
+        a: int
+
+    assert open_twin(WithDict) is None
+    assert open_twin(Loose) is None  # no slots at all
