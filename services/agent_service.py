@@ -136,19 +136,28 @@ class AgentService:
         bx0, bx1 = x0 // BUCKET_SIZE, x1 // BUCKET_SIZE
         by0, by1 = y0 // BUCKET_SIZE, y1 // BUCKET_SIZE
         buckets, everyone = self._buckets, self._agents
-        if (bx1 - bx0 + 1) * (by1 - by0 + 1) <= len(buckets):
-            groups = [group for bx in range(bx0, bx1 + 1) for by in range(by0, by1 + 1)
-                      if (group := buckets.get((bx, by)))]
-        else:  # a box wider than the occupied map: walk the occupied buckets instead
-            groups = [group for (bx, by), group in buckets.items()
-                      if bx0 <= bx <= bx1 and by0 <= by <= by1]
         found = []
-        for group in groups:
-            for name in group:
-                agent = everyone[name]
-                p = agent.position
-                if x0 <= p.x <= x1 and y0 <= p.y <= y1:
-                    found.append(agent)
+        if (bx1 - bx0 + 1) * (by1 - by0 + 1) <= len(buckets):
+            # Loops written out, not a comprehension and a list of groups: this runs for
+            # every perception, walk and journey step, and nearly always finds nobody.
+            get = buckets.get
+            for bx in range(bx0, bx1 + 1):
+                for by in range(by0, by1 + 1):
+                    group = get((bx, by))
+                    if group:
+                        for name in group:
+                            agent = everyone[name]
+                            p = agent.position
+                            if x0 <= p.x <= x1 and y0 <= p.y <= y1:
+                                found.append(agent)
+            return found
+        for (bx, by), group in buckets.items():  # a box wider than the occupied map
+            if bx0 <= bx <= bx1 and by0 <= by <= by1:
+                for name in group:
+                    agent = everyone[name]
+                    p = agent.position
+                    if x0 <= p.x <= x1 and y0 <= p.y <= y1:
+                        found.append(agent)
         return found
 
     def visible_to(self, name: str) -> list[Agent]:
