@@ -108,7 +108,8 @@ def capture(sim: Simulation, changes: ChangeSet, spent: Iterable[Position] = ())
         agent = agents.get_agent(name)
         if agent is not None:
             out.agents[name] = agent
-    out.objects_deleted = set(changes.objects_deleted)
+    if changes.objects_deleted:  # (a new Capture's own sets and lists are empty)
+        out.objects_deleted = set(changes.objects_deleted)
     for oid in changes.objects_saved:
         obj = world.get_object(oid)
         if obj is not None:
@@ -117,7 +118,8 @@ def capture(sim: Simulation, changes: ChangeSet, spent: Iterable[Position] = ())
         place = world.place_named(key)
         if place is not None:
             out.places[key] = place
-    out.structures_deleted = set(changes.structures_deleted)
+    if changes.structures_deleted:
+        out.structures_deleted = set(changes.structures_deleted)
     if changes.structures_saved:
         by_id = {s.id: s for s in world.all_structures()}
         for sid in changes.structures_saved:
@@ -127,12 +129,16 @@ def capture(sim: Simulation, changes: ChangeSet, spent: Iterable[Position] = ())
         conv = sim.conversations.get_conversation(cid)
         if conv is not None:
             out.conversations[cid] = (conv, world.tick)
-    out.turns = list(changes.turns)
-    out.invitations = list(changes.invitations)
-    out.invitation_updates = list(changes.invitation_updates)
-    for pos in (*changes.spent, *spent):
-        record = sim.gathering.spent_at(pos)
-        out.spent[pos] = (record.units, record.since_tick) if record else (0, 0)
+    if changes.turns:
+        out.turns = list(changes.turns)
+    if changes.invitations:
+        out.invitations = list(changes.invitations)
+    if changes.invitation_updates:
+        out.invitation_updates = list(changes.invitation_updates)
+    if changes.spent or spent:
+        for pos in (*changes.spent, *spent):
+            record = sim.gathering.spent_at(pos)
+            out.spent[pos] = (record.units, record.since_tick) if record else (0, 0)
     return out
 
 

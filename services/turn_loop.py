@@ -64,7 +64,10 @@ class TurnLog:
 
     @property
     def events(self) -> tuple[DomainEvent, ...]:
-        return tuple(e for a in self.actions for e in a.events)
+        actions = self.actions
+        if len(actions) == 1:  # most turns: one call, whose events are a tuple already
+            return actions[0].events
+        return tuple(e for a in actions for e in a.events)
 
 
 async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narrate) -> TurnLog:
