@@ -126,9 +126,6 @@ class Position:
         return Direction.SOUTH if dy > 0 else Direction.NORTH
 
 
-"""Position's slot setters, which its frozen __setattr__ cannot block."""
-
-
 @dataclass(frozen=True, slots=True)
 class Rect:
     """An axis-aligned rectangle of cells: [x, x+width) by [y, y+height)."""
