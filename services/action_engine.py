@@ -91,7 +91,7 @@ from core.types import CARDINALS, AgentName, Direction, Position
 from services.agent_service import AgentRuleError, AgentService, direction_towards
 from services.conversation_service import ConversationError, ConversationService
 from services.crafting import CraftingService
-from services.enclosure import enclosed_region
+from services.enclosure import enclosed_regions
 from services.gathering import Gathering
 from services.tool_input import ToolInputError, parse_action
 from services.world_service import WorldRuleError, WorldService
@@ -1003,13 +1003,7 @@ class ActionEngine:
         world = self.world
         walls = (world.wall_east, world.wall_south)
         cells = [c for c in cells if world.in_bounds(c)]
-        regions: list[frozenset[Position]] = []
-        for cell in cells:
-            if any(cell in r for r in regions):
-                continue
-            region = enclosed_region(*walls, cell, max_area=MAX_STRUCTURE_AREA)
-            if region is not None:
-                regions.append(region)
+        regions = enclosed_regions(*walls, cells, max_area=MAX_STRUCTURE_AREA)
         touched: dict[str, Structure] = {}
         for cell in [*cells, *(p for r in regions for p in r)]:
             found = world.structure_at(cell)

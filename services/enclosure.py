@@ -15,13 +15,13 @@ a whole-map numpy labelling.
 
 from __future__ import annotations
 
-from collections import deque
+from collections.abc import Iterable
 
 import numpy as np
 
 from core.types import Direction, Position
 
-__all__ = ["DEFAULT_MAX_AREA", "enclosed_region", "regions_beside_edge"]
+__all__ = ["DEFAULT_MAX_AREA", "enclosed_region", "enclosed_regions", "regions_beside_edge"]
 
 DEFAULT_MAX_AREA = 400
 """Largest enclosure, in cells, before an area counts as open land."""
@@ -58,45 +58,146 @@ def _check_max_area(max_area: int) -> None:
         raise ValueError(f"max_area must be a positive int, got {max_area!r}")
 
 
+_FIRST_REACH = 24
+"""Cells each way from the seed in the first window a flood runs over: open land
+stops the flood at `max_area` (400) cells, some 14 cells out, well inside it."""
+
+
+class _Known:
+    """The cells a flood saw in open land: every one of them is in that open area."""
+
+    __slots__ = ("x0", "y0", "columns", "cells")
+
+    def __init__(self, x0: int, y0: int, columns: int, cells: set[int]) -> None:
+        self.x0, self.y0, self.columns, self.cells = x0, y0, columns, cells
+
+    def holds(self, pos: Position) -> bool:
+        x, y = pos.x - self.x0, pos.y - self.y0
+        return 0 <= x < self.columns and y >= 0 and y * self.columns + x in self.cells
+
+
+def _regions(
+    wall_east: np.ndarray,
+    wall_south: np.ndarray,
+    seeds: Iterable[Position],
+    max_area: int,
+    extra_wall: _Edge | None,
+) -> list[frozenset[Position]]:
+    """The distinct enclosed regions holding any of `seeds`, in the order of their first
+    seed. A seed already inside a region found, or among the cells an earlier flood saw
+    in open land, is not flooded again: the cells around a new wall are mostly one
+    open area, and each flood of open land walks `max_area` cells."""
+    regions: list[frozenset[Position]] = []
+    open_land: list[_Known] = []
+    for seed in seeds:
+        if any(seed in region for region in regions):
+            continue
+        if any(known.holds(seed) for known in open_land):
+            continue
+        region, known = _flood(wall_east, wall_south, seed, max_area, extra_wall)
+        if region is not None:
+            regions.append(region)
+        elif known is not None:
+            open_land.append(known)
+    return regions
+
+
 def _flood(
     wall_east: np.ndarray,
     wall_south: np.ndarray,
     seed: Position,
     max_area: int,
     extra_wall: _Edge | None,
-) -> frozenset[Position] | None:
+) -> tuple[frozenset[Position] | None, _Known | None]:
     """The enclosed region around `seed`, treating `extra_wall` as a wall too; or None.
 
-    Breadth-first over cells; stops at the first border cell or the first cell past
-    `max_area`.
+    Also returns, when the area is open land, the cells seen on the way (all in that
+    same open area), so a caller asking about a neighbouring seed can skip the flood.
+    The flood runs over a window of the map first, widened only when the area runs
+    into the window's side (an enclosure is at most `max_area` cells, but a corridor
+    of them can be that long).
     """
     height, width = wall_east.shape
-    last_x, last_y = width - 1, height - 1
-    seen = {(seed.x, seed.y)}
-    queue = deque(seen)
-    while queue:
-        x, y = queue.popleft()
-        if x == 0 or y == 0 or x == last_x or y == last_y:
-            return None  # the world's edge is open
-        steps = []
-        if not wall_south[y - 1, x]:
-            steps.append((x, y - 1))
-        if not wall_east[y, x]:
-            steps.append((x + 1, y))
-        if not wall_south[y, x]:
-            steps.append((x, y + 1))
-        if not wall_east[y, x - 1]:
-            steps.append((x - 1, y))
-        for nx, ny in steps:
-            if (nx, ny) in seen:
-                continue
-            if extra_wall is not None and min((x, y, nx, ny), (nx, ny, x, y)) == extra_wall:
-                continue
-            seen.add((nx, ny))
-            if len(seen) > max_area:
-                return None
-            queue.append((nx, ny))
-    return frozenset(Position(x, y) for x, y in seen)
+    reach = _FIRST_REACH
+    while True:
+        x0, y0 = max(seed.x - reach, 0), max(seed.y - reach, 0)
+        x1, y1 = min(seed.x + reach + 1, width), min(seed.y + reach + 1, height)
+        found = _flood_window(wall_east, wall_south, seed, max_area, extra_wall,
+                              x0, y0, x1, y1)
+        if found is not _CUT:
+            return found  # type: ignore[return-value]
+        reach *= 4
+
+
+_CUT = object()
+"""`_flood_window`'s answer when the area runs on past the window."""
+
+
+def _flood_window(
+    wall_east: np.ndarray,
+    wall_south: np.ndarray,
+    seed: Position,
+    max_area: int,
+    extra_wall: _Edge | None,
+    x0: int, y0: int, x1: int, y1: int,
+) -> object:
+    """Breadth-first over the cells x0 <= x < x1, y0 <= y < y1, as flat indices into
+    plain lists read from the arrays once (an element read from a numpy array costs
+    several times a list's), stopping at the first map border cell (open land), the
+    first cell past `max_area` (open land) or the first cell on the window's side
+    that is not a map border (`_CUT`: the caller widens the window)."""
+    height, width = wall_east.shape
+    columns, rows = x1 - x0, y1 - y0
+    east = wall_east[y0:y1, x0:x1].ravel().tolist()
+    south = wall_south[y0:y1, x0:x1].ravel().tolist()
+    if extra_wall is not None:
+        ex, ey, fx, fy = extra_wall  # the smaller cell first
+        if x0 <= ex < x1 and y0 <= ey < y1:
+            (east if ey == fy else south)[(ey - y0) * columns + ex - x0] = True
+    # What stops the flood at each cell: 1 the map's border, 2 the window's side.
+    stop = np.zeros((rows, columns), dtype=np.int8)
+    stop[0, :] = stop[-1, :] = stop[:, 0] = stop[:, -1] = 2
+    if y0 == 0:
+        stop[0, :] = 1
+    if y1 == height:
+        stop[-1, :] = 1
+    if x0 == 0:
+        stop[:, 0] = 1
+    if x1 == width:
+        stop[:, -1] = 1
+    stops = stop.ravel().tolist()
+    start = (seed.y - y0) * columns + seed.x - x0
+    seen = {start}
+    queue = [start]
+    for k in queue:  # the list grows as the loop goes: a queue without a deque
+        why = stops[k]
+        if why:
+            if why == 1:
+                return None, _Known(x0, y0, columns, seen)
+            return _CUT
+        if not south[k - columns]:
+            n = k - columns
+            if n not in seen:
+                seen.add(n)
+                queue.append(n)
+        if not east[k]:
+            n = k + 1
+            if n not in seen:
+                seen.add(n)
+                queue.append(n)
+        if not south[k]:
+            n = k + columns
+            if n not in seen:
+                seen.add(n)
+                queue.append(n)
+        if not east[k - 1]:
+            n = k - 1
+            if n not in seen:
+                seen.add(n)
+                queue.append(n)
+        if len(seen) > max_area:
+            return None, _Known(x0, y0, columns, seen)
+    return frozenset(Position(x0 + k % columns, y0 + k // columns) for k in seen), None
 
 
 def enclosed_region(
@@ -115,7 +216,28 @@ def enclosed_region(
     height, width = _check_walls(wall_east, wall_south)
     _check_inside("seed", seed, width, height)
     _check_max_area(max_area)
-    return _flood(wall_east, wall_south, seed, max_area, None)
+    return _flood(wall_east, wall_south, seed, max_area, None)[0]
+
+
+def enclosed_regions(
+    wall_east: np.ndarray,
+    wall_south: np.ndarray,
+    seeds: Iterable[Position],
+    *,
+    max_area: int = DEFAULT_MAX_AREA,
+) -> list[frozenset[Position]]:
+    """The distinct enclosed regions holding any of `seeds` (what `enclosed_region` gives
+    for each seed, less the Nones and the repeats), in the order of their first seed.
+
+    Cheaper than asking seed by seed: seeds in one open area are flooded once.
+    Raises ValueError for a seed outside the map or malformed arrays.
+    """
+    height, width = _check_walls(wall_east, wall_south)
+    seeds = list(seeds)
+    for seed in seeds:
+        _check_inside("seed", seed, width, height)
+    _check_max_area(max_area)
+    return _regions(wall_east, wall_south, seeds, max_area, None)
 
 
 def regions_beside_edge(
@@ -147,11 +269,4 @@ def regions_beside_edge(
     sides = [pos]
     if 0 <= other.x < width and 0 <= other.y < height:
         sides.append(other)
-    regions: list[frozenset[Position]] = []
-    for side in sides:
-        if any(side in region for region in regions):
-            continue
-        region = _flood(wall_east, wall_south, side, max_area, edge)
-        if region is not None:
-            regions.append(region)
-    return regions
+    return _regions(wall_east, wall_south, sides, max_area, edge)

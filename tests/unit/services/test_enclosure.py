@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core.types import Direction, Position
-from services.enclosure import enclosed_region, regions_beside_edge
+from services.enclosure import enclosed_region, enclosed_regions, regions_beside_edge
 
 
 def no_walls(width: int = 10, height: int = 10) -> tuple[np.ndarray, np.ndarray]:
@@ -139,3 +139,101 @@ def test_a_wall_inside_a_room_that_does_not_split_it_gives_it_once() -> None:
 def test_a_wall_on_the_map_edge_has_one_side() -> None:
     wall_east, wall_south = no_walls()
     assert regions_beside_edge(wall_east, wall_south, Position(0, 5), Direction.WEST) == []
+
+
+# ---------------------------------------------------------------------- against a plain flood
+
+
+def reference_region(
+    wall_east: np.ndarray, wall_south: np.ndarray, seed: Position, max_area: int = 400,
+    extra: tuple[Position, Position] | None = None,
+) -> frozenset[Position] | None:
+    """The whole component around `seed`, found the slow obvious way, then judged."""
+    height, width = wall_east.shape
+    east, south = wall_east.tolist(), wall_south.tolist()
+    blocked = sorted((p.x, p.y) for p in extra) if extra else None
+
+    def open_between(a: tuple[int, int], b: tuple[int, int]) -> bool:
+        pair = sorted((a, b))
+        if pair == blocked:
+            return False
+        (ax, ay), (_, by) = pair
+        return not (east[ay][ax] if ay == by else south[ay][ax])
+
+    seen = {(seed.x, seed.y)}
+    todo = [(seed.x, seed.y)]
+    while todo:
+        x, y = todo.pop()
+        for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if 0 <= n[0] < width and 0 <= n[1] < height and n not in seen \
+                    and open_between((x, y), n):
+                seen.add(n)
+                todo.append(n)
+    if len(seen) > max_area or any(x in (0, width - 1) or y in (0, height - 1)
+                                   for x, y in seen):
+        return None
+    return frozenset(Position(x, y) for x, y in seen)
+
+
+def random_walls(rng: np.random.Generator, width: int, height: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Rooms of many sizes (some with a side missing) over a sprinkling of stray walls."""
+    wall_east = rng.random((height, width)) < 0.08
+    wall_south = rng.random((height, width)) < 0.08
+    for _ in range(int(rng.integers(3, 12))):
+        w = int(rng.integers(1, min(30, width - 2)))
+        h = int(rng.integers(1, min(30, height - 2)))
+        x0, y0 = int(rng.integers(1, width - w)), int(rng.integers(1, height - h))
+        build_room(wall_east, wall_south, x0, y0, w, h)
+        if rng.random() < 0.3:
+            wall_south[y0 - 1, x0] = False
+    return wall_east, wall_south
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_floods_agree_with_a_plain_flood_of_the_whole_component(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    width, height = int(rng.integers(10, 90)), int(rng.integers(10, 90))
+    wall_east, wall_south = random_walls(rng, width, height)
+    max_area = int(rng.choice([1, 5, 50, 400, 2000]))
+    seeds = [Position(int(rng.integers(width)), int(rng.integers(height))) for _ in range(40)]
+    expected = []
+    for pos in seeds:
+        want = reference_region(wall_east, wall_south, pos, max_area)
+        assert enclosed_region(wall_east, wall_south, pos, max_area=max_area) == want
+        if want is not None and want not in expected:
+            expected.append(want)
+    assert enclosed_regions(wall_east, wall_south, seeds, max_area=max_area) == expected
+    for pos in seeds[:10]:
+        direction = Direction(rng.choice(["north", "east", "south", "west"]))
+        other = pos.step(direction)
+        sides = [pos] + ([other] if 0 <= other.x < width and 0 <= other.y < height else [])
+        want_sides: list[frozenset[Position]] = []
+        for side in sides:
+            region = reference_region(wall_east, wall_south, side, max_area, (pos, other))
+            if region is not None and region not in want_sides:
+                want_sides.append(region)
+        assert regions_beside_edge(wall_east, wall_south, pos, direction,
+                                   max_area=max_area) == want_sides
+
+
+def test_a_closed_corridor_longer_than_the_first_window_is_found_whole() -> None:
+    """A winding corridor runs 150 cells from its end: the flood must look past its
+    first window, and still say the corridor is closed."""
+    wall_east, wall_south = np.ones((20, 200), dtype=bool), np.ones((20, 200), dtype=bool)
+    wall_east[10, 20:169] = False  # cells (20..169, 10) open into one another
+    corridor = frozenset(Position(x, 10) for x in range(20, 170))
+    assert enclosed_region(wall_east, wall_south, Position(20, 10)) == corridor
+    wall_east[10, 169] = False  # now it runs on to the map's edge
+    wall_east[10, 170:199] = False
+    assert enclosed_region(wall_east, wall_south, Position(20, 10)) is None
+
+
+def test_seeds_in_one_open_area_and_in_a_room_give_the_room_once() -> None:
+    wall_east, wall_south = no_walls(60, 60)
+    build_room(wall_east, wall_south, 30, 30, 1, 1)
+    around = [Position(30, 30), Position(30, 29), Position(31, 30), Position(30, 31),
+              Position(29, 30), Position(30, 30)]
+    assert enclosed_regions(wall_east, wall_south, around) == [frozenset({Position(30, 30)})]
+    with pytest.raises(ValueError, match="outside the 60x60 map"):
+        enclosed_regions(wall_east, wall_south, [Position(60, 1)])
