@@ -91,7 +91,7 @@ from core.types import CARDINALS, AgentName, Direction, Position
 from services.agent_service import AgentRuleError, AgentService, direction_towards
 from services.conversation_service import ConversationError, ConversationService
 from services.crafting import CraftingService
-from services.enclosure import enclosed_regions
+from services.enclosure import enclosed_regions, still_joined
 from services.gathering import Gathering
 from services.tool_input import ToolInputError, parse_action
 from services.world_service import WorldRuleError, WorldService
@@ -884,7 +884,10 @@ class ActionEngine:
         self.agents.set_inventory(agent.name, inventory)
         self.world.place_wall(agent.position, d, material, self.building.wall_cost)
         events: list = [WallPlacedEvent(tick, agent.name, agent.position, d)]
-        changed = self._refresh_structures(agent, [agent.position, agent.position.step(d)], tick)
+        beyond = agent.position.step(d)
+        changed = [] if still_joined(self.world.wall_east, self.world.wall_south,
+                                     agent.position, beyond) else (
+            self._refresh_structures(agent, [agent.position, beyond], tick))
         events += changed
         found = [e for e in changed if isinstance(e, StructureDetectedEvent)]
         text = f"you raise a wall of {material or 'nothing'} on the {d.value} side"

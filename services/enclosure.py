@@ -21,7 +21,10 @@ import numpy as np
 
 from core.types import Direction, Position
 
-__all__ = ["DEFAULT_MAX_AREA", "enclosed_region", "enclosed_regions", "regions_beside_edge"]
+__all__ = [
+    "DEFAULT_MAX_AREA", "enclosed_region", "enclosed_regions", "regions_beside_edge",
+    "still_joined",
+]
 
 DEFAULT_MAX_AREA = 400
 """Largest enclosure, in cells, before an area counts as open land."""
@@ -270,3 +273,41 @@ def regions_beside_edge(
     if 0 <= other.x < width and 0 <= other.y < height:
         sides.append(other)
     return _regions(wall_east, wall_south, sides, max_area, edge)
+
+
+def still_joined(
+    wall_east: np.ndarray, wall_south: np.ndarray, a: Position, b: Position, *, budget: int = 64
+) -> bool:
+    """Whether `a` and `b` (cells inside the map) are joined by a walk of at most
+    `budget` cells that crosses no wall or door edge. False means "not found within
+    the budget", not "apart".
+
+    Asked after a wall goes up between two cells: if they are still joined, the wall
+    closed nothing and opened nothing (taking one edge out of an area that stays in
+    one piece leaves the same cells in it), so no enclosure can have changed. In open
+    land the walk round a new wall is three steps, where proving the land open takes
+    a flood of `max_area` cells.
+    """
+    height, width = wall_east.shape
+    goal = (b.x, b.y)
+    seen = {(a.x, a.y)}
+    queue = [(a.x, a.y)]
+    for x, y in queue:
+        steps = []
+        if y > 0 and not wall_south[y - 1, x]:
+            steps.append((x, y - 1))
+        if x < width - 1 and not wall_east[y, x]:
+            steps.append((x + 1, y))
+        if y < height - 1 and not wall_south[y, x]:
+            steps.append((x, y + 1))
+        if x > 0 and not wall_east[y, x - 1]:
+            steps.append((x - 1, y))
+        for step in steps:
+            if step == goal:
+                return True
+            if step not in seen:
+                if len(seen) >= budget:
+                    return False
+                seen.add(step)
+                queue.append(step)
+    return False

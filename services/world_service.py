@@ -35,7 +35,7 @@ from core.terrain import TERRAIN_CODE, TERRAIN_ORDER, Terrain, Weather
 from core.types import CARDINALS, Direction, Position
 from core.world import Cell, WorldState
 from services.changes import ChangeSet, collecting_now
-from services.pathfinding import move_masks
+from services.path_grid import PathGrid
 
 EdgeKey = tuple[int, int, str]
 """(x, y, "e" or "s"): the east or south edge of cell (x, y)."""
@@ -112,11 +112,6 @@ class WorldService:
         """(tick, clock, its time of day): the last `time_of_day` answer."""
         self._radius_cache: tuple[int, Clock, int] | None = None
         """(tick, clock, how far anyone sees): the last `vision_radius` answer."""
-        self._grid_version = 0
-        """Goes up with every change of terrain, wall or door: whatever `path_grid`
-        kept from an older version is out of date."""
-        self._path_grid: tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray, bytes]] | None
-        self._path_grid = None
         self.rules = rules
         self.clock = clock
         self._changes = changes if changes is not None else ChangeSet()
@@ -130,6 +125,9 @@ class WorldService:
         for pos, cell in (cells or {}).items():
             self._load_cell(pos, cell)
         self.passable = rules.passable[self.codes]
+        self._path_grid = PathGrid(self.passable, self.wall_east, self.door_east,
+                                   self.wall_south, self.door_south)
+        """What `find_path` needs, told of every terrain, wall and door change."""
         self._objects: dict[str, WorldObject] = {}
         self._objects_at: dict[Position, list[str]] = {}
         self._object_buckets: dict[tuple[int, int], dict[str, WorldObject]] = {}
@@ -269,7 +267,7 @@ class WorldService:
         self.codes[pos.y, pos.x] = code
         self.passable[pos.y, pos.x] = self.rules.passable[code]
         self._terrain_version += 1
-        self._grid_version += 1
+        self._path_grid.cell_changed(pos.x, pos.y)
         self._terrain_stamps[(pos.x // WINDOW_BUCKET, pos.y // WINDOW_BUCKET)] = (
             self._terrain_version
         )
@@ -400,7 +398,7 @@ class WorldService:
         if walls[y, x]:
             raise WorldRuleError(f"there is already a wall on the {direction.value} side")
         walls[y, x] = True
-        self._grid_version += 1
+        self._path_grid.edge_changed(south=walls is self.wall_south, x=x, y=y)
         if material and quantity:
             self.edge_materials[self._edge_key(pos, direction)] = [(material, quantity)]
         self.changes.edges.add(self._edge_key(pos, direction))
@@ -413,7 +411,7 @@ class WorldService:
             raise WorldRuleError(f"there is no wall on the {direction.value} side")
         walls[y, x] = False
         doors[y, x] = False
-        self._grid_version += 1
+        self._path_grid.edge_changed(south=walls is self.wall_south, x=x, y=y)
         returned = self.edge_materials.pop(self._edge_key(pos, direction), [])
         self.changes.edges.add(self._edge_key(pos, direction))
         self.changes.cells.update((pos, pos.step(direction)))
@@ -428,7 +426,7 @@ class WorldService:
         if doors[y, x]:
             raise WorldRuleError(f"there is already a door on the {direction.value} side")
         doors[y, x] = True
-        self._grid_version += 1
+        self._path_grid.edge_changed(south=walls is self.wall_south, x=x, y=y)
         if material and quantity:
             self.edge_materials.setdefault(self._edge_key(pos, direction), []).append(
                 (material, quantity)
@@ -448,24 +446,11 @@ class WorldService:
         """(blocked_east, blocked_south): walls without doors, for path finding."""
         return self.wall_east & ~self.door_east, self.wall_south & ~self.door_south
 
-    def path_grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
-        """(passable, blocked_east, blocked_south, move masks) for `find_path`.
-
-        Every journey plans a path, and on a large map building the blocked arrays and
-        move masks costs several times a short search; they change only with a wall,
-        door or terrain change, so they are kept until the next one. The arrays handed
-        out are read-only.
-        """
-        grid = self._path_grid
-        if grid is None or grid[0] != self._grid_version:
-            blocked_east, blocked_south = self.blocked_arrays()
-            passable = self.passable.view()
-            for array in (passable, blocked_east, blocked_south):
-                array.setflags(write=False)
-            masks = move_masks(passable, blocked_east, blocked_south)
-            grid = self._path_grid = (self._grid_version,
-                                      (passable, blocked_east, blocked_south, masks))
-        return grid[1]
+    def path_grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, memoryview]:
+        """(passable, blocked_east, blocked_south, move masks) for `find_path`: kept
+        between journeys and mended after each terrain, wall or door change
+        (services/path_grid.py). Read-only, and valid until the world next changes."""
+        return self._path_grid.arrays()
 
     def _load_cell(self, pos: Position, cell: Cell) -> None:
         if not self.in_bounds(pos):

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from core.types import Direction, Position
-from services.enclosure import enclosed_region, enclosed_regions, regions_beside_edge
+from services.enclosure import (
+    enclosed_region,
+    enclosed_regions,
+    regions_beside_edge,
+    still_joined,
+)
 
 
 def no_walls(width: int = 10, height: int = 10) -> tuple[np.ndarray, np.ndarray]:
@@ -144,11 +149,11 @@ def test_a_wall_on_the_map_edge_has_one_side() -> None:
 # ---------------------------------------------------------------------- against a plain flood
 
 
-def reference_region(
-    wall_east: np.ndarray, wall_south: np.ndarray, seed: Position, max_area: int = 400,
+def reference_component(
+    wall_east: np.ndarray, wall_south: np.ndarray, seed: Position,
     extra: tuple[Position, Position] | None = None,
-) -> frozenset[Position] | None:
-    """The whole component around `seed`, found the slow obvious way, then judged."""
+) -> set[tuple[int, int]]:
+    """Every cell joined to `seed`, found the slow obvious way."""
     height, width = wall_east.shape
     east, south = wall_east.tolist(), wall_south.tolist()
     blocked = sorted((p.x, p.y) for p in extra) if extra else None
@@ -169,6 +174,16 @@ def reference_region(
                     and open_between((x, y), n):
                 seen.add(n)
                 todo.append(n)
+    return seen
+
+
+def reference_region(
+    wall_east: np.ndarray, wall_south: np.ndarray, seed: Position, max_area: int = 400,
+    extra: tuple[Position, Position] | None = None,
+) -> frozenset[Position] | None:
+    """The whole component around `seed`, judged: too big or at the border is open land."""
+    height, width = wall_east.shape
+    seen = reference_component(wall_east, wall_south, seed, extra)
     if len(seen) > max_area or any(x in (0, width - 1) or y in (0, height - 1)
                                    for x, y in seen):
         return None
@@ -237,3 +252,46 @@ def test_seeds_in_one_open_area_and_in_a_room_give_the_room_once() -> None:
     assert enclosed_regions(wall_east, wall_south, around) == [frozenset({Position(30, 30)})]
     with pytest.raises(ValueError, match="outside the 60x60 map"):
         enclosed_regions(wall_east, wall_south, [Position(60, 1)])
+
+
+# ---------------------------------------------------------------------- still_joined
+
+
+def test_cells_either_side_of_a_lone_wall_are_still_joined() -> None:
+    wall_east, wall_south = no_walls()
+    wall_east[4, 4] = True
+    assert still_joined(wall_east, wall_south, Position(4, 4), Position(5, 4))
+    assert still_joined(wall_east, wall_south, Position(5, 4), Position(4, 4))
+
+
+def test_the_wall_that_closes_a_room_leaves_its_sides_apart() -> None:
+    wall_east, wall_south = no_walls()
+    build_room(wall_east, wall_south, 3, 3, 2, 2)
+    assert not still_joined(wall_east, wall_south, Position(4, 3), Position(5, 3))
+    # A door is part of the wall here too.
+    assert not still_joined(wall_east, wall_south, Position(3, 3), Position(3, 2))
+
+
+def test_a_long_way_round_is_not_found_within_a_small_budget() -> None:
+    wall_east, wall_south = no_walls(30, 30)
+    wall_east[2:28, 14] = True  # a long wall: round it is some 30 steps
+    a, b = Position(14, 15), Position(15, 15)
+    assert not still_joined(wall_east, wall_south, a, b, budget=64)
+    assert still_joined(wall_east, wall_south, a, b, budget=900)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_still_joined_never_joins_cells_a_plain_flood_keeps_apart(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    wall_east, wall_south = random_walls(rng, 40, 40)
+    joined = 0
+    for _ in range(200):
+        a = Position(int(rng.integers(1, 39)), int(rng.integers(1, 39)))
+        b = a.step(Direction(rng.choice(["north", "east", "south", "west"])))
+        component = reference_component(wall_east, wall_south, a)
+        if still_joined(wall_east, wall_south, a, b):
+            joined += 1
+            assert (b.x, b.y) in component
+        elif (b.x, b.y) in component and len(component) <= 64:
+            pytest.fail(f"{a} and {b} share a component of {len(component)} cells")
+    assert joined > 0

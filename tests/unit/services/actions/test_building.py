@@ -20,7 +20,7 @@ from core.events import (
     WallRemovedEvent,
 )
 from core.types import CARDINALS, Direction, Position
-from services.enclosure import enclosed_region
+from services.enclosure import enclosed_region, enclosed_regions
 from tests.unit.services.actions.conftest import (
     ASH,
     BIRCH,
@@ -348,3 +348,35 @@ def test_splitting_a_structure_leaves_each_half_its_own(sim):
     for pos in (HERE, east):
         assert enclosed(sim, pos) == {pos}
         assert sim.world.structure_at(pos).interior == {pos}
+
+
+# ------------------------------------------------------------------ structures stay true
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_structures_are_always_exactly_the_enclosed_areas(sim, seed):
+    """Walls going up and coming down in a small patch, shelters among them: after
+    every action the structures' interiors are the enclosed areas found from scratch
+    (a wall whose two sides stay joined is let through without a flood; this is what
+    makes that safe)."""
+    import random
+
+    rng = random.Random(seed)
+    give_stuff(sim, ASH, plank=100_000)
+    world = sim.world
+    patch = [Position(x, y) for x in range(6, 13) for y in range(5, 12)
+             if world.is_passable(Position(x, y))]
+    everywhere = [Position(x, y) for y in range(world.height) for x in range(world.width)]
+    closed_at_some_point = 0
+    for _ in range(200):
+        put(sim, ASH, rng.choice(patch))
+        roll = rng.random()
+        action = (BuildShelterAction() if roll < 0.05 else
+                  RemoveWallAction(rng.choice(CARDINALS)) if roll < 0.3 else
+                  PlaceDoorAction(rng.choice(CARDINALS)) if roll < 0.35 else
+                  PlaceWallAction(rng.choice(CARDINALS)))
+        sim.engine.execute_now(ASH, action, 1)
+        areas = enclosed_regions(world.wall_east, world.wall_south, everywhere)
+        assert {s.interior for s in world.all_structures()} == set(areas)
+        closed_at_some_point += bool(areas)
+    assert closed_at_some_point > 10
