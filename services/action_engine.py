@@ -885,6 +885,8 @@ class ActionEngine:
         self.world.place_wall(agent.position, d, material, self.building.wall_cost)
         events: list = [WallPlacedEvent(tick, agent.name, agent.position, d)]
         beyond = agent.position.step(d)
+        # Structures are always exactly the enclosed areas: a wall whose two sides are
+        # still joined changed no area, so it needs no flood (see `still_joined`).
         changed = [] if still_joined(self.world.wall_east, self.world.wall_south,
                                      agent.position, beyond) else (
             self._refresh_structures(agent, [agent.position, beyond], tick))

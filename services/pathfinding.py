@@ -17,7 +17,8 @@ How the search works, and why:
    and costs a fraction of a numpy scalar read, and the conversion is a memory copy
    (``tolist()`` on 250,000 cells would cost milliseconds). The masks depend only on the
    grid, so a caller planning many paths keeps them (``move_masks``, ``masks=``): the
-   WorldService recomputes them only after a wall, door or terrain change.
+   WorldService keeps them and mends the few cells a wall, door or terrain change
+   touches (``patch_move_masks``, services/path_grid.py).
 2. **A\\* over flat indices.** Cell ``(x, y)`` is ``y * width + x``; g-costs and parents
    are dictionaries and the closed set a set, over the cells the search touches only
    (arrays over the whole map cost milliseconds to fill, for a journey whose search
