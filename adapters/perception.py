@@ -295,7 +295,8 @@ class PerceptionBuilder:
             cells = seen.cells  # the window has not moved: the same tuple
         else:
             cells = seen.cells = store.window(
-                world, seen.window if seen.key is key else None, seen.cells, x0, y0, x1, y1)
+                world, store.reusable(world, seen.key, seen.window), seen.cells,
+                x0, y0, x1, y1)
             seen.window, seen.key, seen.radius = (x0, y0, x1, y1), key, r
         gathering = self.gathering
         if gathering.capacity < 1:  # nothing can be gathered anywhere

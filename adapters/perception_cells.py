@@ -106,6 +106,9 @@ class CellStore:
         """rows[y][x] -> the SeenCell of (x, y); a row is None until a window reaches it."""
         self.bare: dict[tuple[int, int], SeenCell] = {}
         """(x, y) -> the cell as it looks gathered bare (made on first need)."""
+        self._changed: dict[int, list[Window]] = {}
+        """terrain_version -> the squares changed since it, asked once per version while
+        `key` holds (agents whose windows predate a change mostly share one version)."""
 
     def stale(self, world: WorldService) -> bool:
         key = self.key
@@ -130,6 +133,32 @@ class CellStore:
                     if row is not None:
                         row[x0:x1] = _make_cells(world, x0, y, x1, y + 1)
         self.key = (world, world.rules, world.terrain_version)
+        self._changed.clear()
+
+    def reusable(self, world: WorldService, key: object, last: Window | None) -> Window | None:
+        """`last`, an agent's last window made when the store's key was `key`, if its
+        cells still hold (`window` may then reuse them), else None.
+
+        In a world too big to keep whole, a terrain change anywhere gives the store a
+        new key, and every agent's next window was made afresh: 10,000 builds on
+        2000x2000 took ~800 ms after one change (the Gardener's) against ~125 ms with
+        the windows it did not touch kept. A window that overlaps no square changed
+        since its key is as good as new.
+        """
+        current = self.key
+        if key is current:
+            return last
+        if (last is None or self.whole or not isinstance(key, tuple) or current is None
+                or key[0] is not current[0] or key[1] is not current[1]):
+            return None
+        squares = self._changed.get(key[2])
+        if squares is None:
+            squares = self._changed[key[2]] = world.terrain_changed_since(key[2])
+        x0, y0, x1, y1 = last
+        for sx0, sy0, sx1, sy1 in squares:
+            if sx0 < x1 and x0 < sx1 and sy0 < y1 and y0 < sy1:
+                return None
+        return last
 
     def window(self, world: WorldService, last: Window | None, old: tuple[SeenCell, ...],
                x0: int, y0: int, x1: int, y1: int) -> tuple[SeenCell, ...]:

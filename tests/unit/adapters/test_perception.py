@@ -754,7 +754,8 @@ def test_fast_constructor_leaves_a_class_that_validates_to_its_own_constructor()
 
 def test_a_world_too_big_to_keep_slides_each_agents_window_and_sees_the_same(monkeypatch):
     """Past the store's room, windows are made from the agent's last one: steps, jumps,
-    the map's edges, nightfall and a terrain change all give what a new builder gives."""
+    the map's edges, nightfall and terrain changes in and out of sight all give what a
+    new builder gives."""
     monkeypatch.setattr(perception_module, "_CELL_CACHE_LIMIT", 10)  # nothing fits
     rng = np.random.default_rng(11)
     codes = rng.choice([GRASS, TERRAIN_CODE[Terrain.FOREST], TERRAIN_CODE[Terrain.STONE]],
@@ -762,7 +763,7 @@ def test_a_world_too_big_to_keep_slides_each_agents_window_and_sees_the_same(mon
     codes[:, :2] = GRASS
     sim, sliding = make((30, 30), {ASH: Position(15, 15)}, codes=codes)
     moves = [E, E, S, S, S, W, N, E, E, E, S, (1, 1), (0, 5), (28, 29), W, N, (0, 0), S, E,
-             (14, 2), "night", E, S, "terrain", E, S, (3, 0), "day", W]
+             (14, 2), "night", E, S, "terrain", E, S, "far", E, "far", (3, 0), "day", W, "far"]
     tick = 0
     for move in moves:
         here = sim.agents.require(ASH).position
@@ -772,6 +773,9 @@ def test_a_world_too_big_to_keep_slides_each_agents_window_and_sees_the_same(mon
             tick = 24
         elif move == "terrain":
             sim.world.set_terrain(here.step(E), Terrain.WATER)
+        elif move == "far":  # a change out of sight: the window it left alone holds
+            sim.world.set_terrain(Position(29 if here.x < 15 else 0, 29 if here.y < 15 else 0),
+                                  Terrain.SAND)
         elif isinstance(move, tuple):
             sim.agents.update_position(ASH, Position(*move))
         elif sim.world.is_passable(here.step(move)):

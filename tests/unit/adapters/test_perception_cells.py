@@ -79,6 +79,31 @@ def test_a_world_that_fits_is_kept_whole_and_a_terrain_change_remakes_its_square
     assert not small.whole
 
 
+def test_a_big_world_keeps_the_windows_a_terrain_change_did_not_touch():
+    w = world(60, 40)
+    store = CellStore(limit=100)  # too small to keep this world whole
+    store.sync(w)
+    assert not store.whole
+    before = store.key
+    near_box, far_box = (10, 10, 17, 17), (40, 25, 47, 32)
+    near = store.window(w, None, (), *near_box)
+    far = store.window(w, None, (), *far_box)
+    w.set_terrain(Position(12, 12), Terrain.WATER)  # in the square (0, 0)-(16, 16)
+    store.sync(w)
+    assert store.key is not before
+    assert store.reusable(w, before, near_box) is None
+    assert store.reusable(w, before, far_box) == far_box
+    assert store.reusable(w, store.key, near_box) == near_box  # made under this key
+    assert store.window(w, store.reusable(w, before, far_box), far, *far_box) is far
+    remade = store.window(w, store.reusable(w, before, near_box), near, *near_box)
+    assert list(remade) == expected(w, *near_box)
+    assert remade[2 * 7 + 2].terrain is Terrain.WATER
+    # Windows from another world, or from before new terrain rules, are never reused.
+    other = world(60, 40, seed=4)
+    store.sync(other)
+    assert store.reusable(other, before, far_box) is None
+
+
 def test_fast_constructor_falls_back_to_descriptors_when_no_twin_fits():
     class Loose:  # instances have a __dict__: no slots-only twin has the same layout
         pass
