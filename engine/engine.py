@@ -223,8 +223,24 @@ class HearthEngine:
         return self.minds.get(name, self.default_mind)
 
     def all_answer_at_once(self, names: Iterable[str]) -> bool:
-        """Every one of these agents' minds answers without waiting (`answers_at_once`)."""
-        return all(getattr(self.mind_for(n), "answers_at_once", False) for n in names)
+        """Every one of these agents' minds answers without waiting (`answers_at_once`).
+
+        Asked twice a tick about everyone scheduled, so each distinct mind is asked
+        once, and with one mind for all (the usual case) no name is looked up at all.
+        """
+        minds, default = self.minds, self.default_mind
+        if not minds:
+            return (bool(getattr(default, "answers_at_once", False))
+                    or next(iter(names), None) is None)
+        answers: dict[int, bool] = {}
+        for name in names:
+            mind = minds.get(name, default)
+            answer = answers.get(id(mind))
+            if answer is None:
+                answer = answers[id(mind)] = bool(getattr(mind, "answers_at_once", False))
+            if not answer:
+                return False
+        return True
 
     # ------------------------------------------------------------------ commands
 

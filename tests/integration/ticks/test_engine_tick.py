@@ -278,3 +278,24 @@ async def test_a_narrator_that_must_be_awaited_is_awaited(scripted, make_engine)
     assert narrator.asked and set(narrator.asked) == {"walk"}
     for result in ctx.turn_results.values():
         assert [a.narration for a in result.actions] in (["told: walk ok"], ["told: walk no"])
+
+
+async def test_whether_all_answer_at_once_asks_each_agents_own_mind(
+    scripted, make_engine
+) -> None:
+    quick, slow = scripted(), scripted()
+    quick.answers_at_once = True
+    async with make_engine(quick) as engine:
+        names = [a.name for a in engine.sim.agents.get_all_agents()]
+        assert engine.all_answer_at_once(names)
+        assert engine.all_answer_at_once(iter(names))
+        engine.minds[names[-1]] = slow  # one agent speaks through a mind that waits
+        assert not engine.all_answer_at_once(names)
+        assert engine.all_answer_at_once(names[:-1])
+        assert engine.all_answer_at_once([])
+    async with make_engine(slow) as engine:
+        names = [a.name for a in engine.sim.agents.get_all_agents()]
+        assert not engine.all_answer_at_once(iter(names))
+        assert engine.all_answer_at_once(iter([]))  # nobody to wait for
+        engine.minds.update({n: quick for n in names})
+        assert engine.all_answer_at_once(names)
