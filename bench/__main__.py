@@ -26,6 +26,7 @@ BENCHES: dict[str, str] = {
     "cells": "bench.cells_roundtrip",
     "engine": "bench.engine_ticks",
     "floor": "bench.engine_floor",
+    "parts": "bench.turn_parts",
     "instructions": "bench.instructions",
     "claude": "bench.claude_prompts",
     "parallel": "bench.parallel_turns",
