@@ -58,10 +58,10 @@ class OfflineMind:
 
     kind = "offline"
     reads_text = False
-    answers_at_once = True
-    """Its turns never wait on anything outside the process."""
     """It reads the Perception's structured fields only, so the engine need not write the
     prose ones (grid view, narrative) for it."""
+    answers_at_once = True
+    """Its turns never wait on anything outside the process."""
 
     def __init__(self, seed: int, personalities: Mapping[str, str], *,
                  costs: Costs | None = None) -> None:
