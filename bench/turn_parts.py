@@ -16,7 +16,7 @@ Issue 5's target is a 1,000-agent tick in 100 ms. The figure that matters is wha
 the minds and their actions alone leave of those 100 ms for everything the engine
 does around them: each turn's perception, narration and bookkeeping, the journeys'
 steps, the schedule and the commit. The timers cost about half a microsecond a
-call (some 4 µs a turn), counted in the parts they wrap, so the mind and the
+call (some 5 µs a turn), counted in the parts they wrap, so the mind and the
 actions are, if anything, overstated by that much.
 """
 
