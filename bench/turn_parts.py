@@ -57,6 +57,11 @@ class Stopwatch:
         self.running = False
         """Parts are only counted while True (not during the warm-up)."""
 
+    def add(self, part: str, started: float) -> None:
+        """Count the time since `started` (a `_clock()` reading) towards `part`."""
+        if self.running:
+            setattr(self, part, getattr(self, part) + _clock() - started)
+
 
 class _TimedTurn:
     __slots__ = ("_turn", "_watch")
@@ -68,18 +73,18 @@ class _TimedTurn:
     async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
         started = _clock()
         calls = await self._turn.next_calls(outcomes)
-        self._watch.mind += _clock() - started
+        self._watch.add("mind", started)
         return calls
 
     async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
         started = _clock()
         await self._turn.finish(outcomes, reason)
-        self._watch.mind += _clock() - started
+        self._watch.add("mind", started)
 
     def record(self) -> Mapping[str, Any]:
         started = _clock()
         record = self._turn.record()
-        self._watch.mind += _clock() - started
+        self._watch.add("mind", started)
         return record
 
 
@@ -96,7 +101,7 @@ class TimedMind:
     def begin(self, start: TurnStart) -> _TimedTurn:
         started = _clock()
         turn = self._mind.begin(start)
-        self._watch.mind += _clock() - started
+        self._watch.add("mind", started)
         return _TimedTurn(turn, self._watch)
 
     def get_state(self, agent: AgentName) -> Mapping[str, Any]:
@@ -111,7 +116,7 @@ class TimedMind:
         text = as_text(agent) if as_text is not None else None
         if not isinstance(text, str):  # what the engine does for a mind without it
             text = canonical_json(dict(self._mind.get_state(agent)))
-        self._watch.mind += _clock() - started
+        self._watch.add("mind", started)
         return text
 
 
@@ -123,8 +128,7 @@ def _timed(
         try:
             return await call(*args, **kwargs)
         finally:
-            if watch.running:
-                setattr(watch, part, getattr(watch, part) + _clock() - started)
+            watch.add(part, started)
     return timed
 
 
@@ -145,7 +149,6 @@ async def _measure() -> dict[str, float]:
             engine.run_agent_turn = _timed(engine.run_agent_turn, watch, "turns")  # type: ignore[method-assign]
             for _ in range(WARM_TICKS):
                 await engine.tick_once()
-            watch.mind = 0.0
             watch.running = True
             times, turns, turn_phase = [], 0, []
             for _ in range(TICKS):
