@@ -23,6 +23,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import asyncio
 import contextlib
+import datetime
 import json
 import logging
 import re
@@ -39,6 +40,7 @@ from adapters.mind_choice import CLAUDE, LOCAL, MIND_CHOICES, MindChoiceError, m
 from adapters.offline_mind import OfflineMind
 from config import ConfigError, HearthConfig, RuntimeEnv, load_config
 from core.agent import Agent
+from core.clock import day_of, first_tick_of_day
 from core.spend import Price
 from core.text import clean_text
 from engine import HearthEngine
@@ -58,7 +60,7 @@ from storage.homes import AgentHomes
 
 if TYPE_CHECKING:
     from adapters.claude_mind import ClaudeMind
-    from adapters.claude_mind.narrator import ModelNarrator
+    from adapters.claude_setup import ClaudeParts
     from adapters.openai_mind import OpenAIMind
 
 log = logging.getLogger("hearth")
@@ -473,6 +475,7 @@ def watch(request: Watch) -> int:
         return observe_world(None, str(env.data_dir))
     budget: list[str] = []
     meters: list[SpendMeter] = []
+    engines: list[HearthEngine] = []
 
     async def make_engine() -> HearthEngine:
         storage = Storage(env.data_dir, create=False,
@@ -486,6 +489,7 @@ def watch(request: Watch) -> int:
             raise
         wired.engine.on_close.insert(0, storage.close)  # closed last, after the clients
         meters.append(wired.meter)
+        engines.append(wired.engine)
         return wired.engine
 
     def spend() -> tuple[float, dict[str, float]]:
@@ -516,6 +520,9 @@ def watch(request: Watch) -> int:
     finally:
         api.stop()
         history.close()
+    if engines and engines[0].halted is not None:
+        print(f"Stopped: {engines[0].halted}", file=sys.stderr)
+        return EXIT_RUNTIME
     if budget:
         print(f"Paused: {budget[0]}. Raise the budget in settings.yaml (claude.budgets) "
               "to go on.", file=sys.stderr)
@@ -575,6 +582,10 @@ async def run_world(
             print(f"language-model spend this run: ${meter.run:.4f} "
                   f"({meter.usage.input:,} tokens in, {meter.usage.output:,} out, "
                   f"{meter.usage.cache_read:,} read from cache)", file=notes)
+        if engine.halted is not None:
+            print(f"Stopped at tick {engine.tick}: {engine.halted}. Everything done so far is "
+                  "saved; the agents who had not acted act when the run goes on.", file=notes)
+            return EXIT_RUNTIME
         if budget:
             print(f"Stopped at tick {engine.tick}: {budget[0]}. Everything done so far is "
                   "saved; raise the budget in settings.yaml (claude.budgets) to go on.",
@@ -603,7 +614,7 @@ async def wire_engine(
     state = await storage.world.get_world_state()
     if state is None:
         raise CliError(f"{storage.db_path} holds no world yet (run hearth --init)")
-    residents = await storage.agents.get_all_agents()
+    residents = await _follow_agents_yaml(storage, config)
     kinds = _choose_minds([a.name for a in residents], config, mind, env)
     offline = OfflineMind(state.seed, {a.name: a.personality for a in residents})
     speakers = [a for a in residents if kinds[a.name] == CLAUDE]
@@ -615,8 +626,9 @@ async def wire_engine(
         if engine is not None:
             engine.request_stop()
 
-    claude = _claude_mind(speakers, config, env, storage, meter, reached)
-    narrator = _model_narrator(claude, config, speakers, meter)
+    parts = await _claude_parts(speakers, config, env, storage, meter, reached)
+    claude = parts.mind if parts is not None else None
+    narrator = parts.narrator if parts is not None else None
     local = _local_minds([a for a in residents if kinds[a.name] == LOCAL], config, storage)
     minds: dict[str, Mind] = dict(local)
     if claude is not None:
@@ -626,15 +638,34 @@ async def wire_engine(
         narrator=narrator, scene_narrator=narrator,
     )
     clients = {id(m.client): m.client for m in local.values()}
-    if claude is not None:
-        clients[id(claude.client)] = claude.client
+    for client in parts.clients if parts is not None else ():
+        clients[id(client)] = client
     engine.on_close += [client.close for client in clients.values()]
     return WiredEngine(engine, meter, claude)
 
 
 def _prices(config: HearthConfig) -> dict[str, Price]:
-    return {model: Price(p.input, p.output, p.cache_write, p.cache_read)
-            for model, p in config.settings.claude.prices.items()}
+    return config.settings.claude.price_table()
+
+
+async def _follow_agents_yaml(storage: Storage, config: HearthConfig) -> list[Agent]:
+    """The world's agents, each speaking through the model agents.yaml now names for it
+    (agents it does not list, generated ones, follow its first agent, as when they were
+    made): a model that retired is replaced by editing agents.yaml, and the world
+    remembers the change."""
+    residents = await storage.agents.get_all_agents()
+    configured = {a.name: a.model_id for a in config.agents.agents}
+    first = config.agents.agents[0].model_id if config.agents.agents else None
+    moved = [(a.name, configured.get(a.name, first)) for a in residents
+             if configured.get(a.name, first) not in (None, a.model_id)]
+    if not moved:
+        return residents
+    await storage.agents.set_models(moved)
+    was = {a.name: a.model_id for a in residents}
+    for name, model in moved:
+        print(f"{name} now speaks through {model} (was {was[name]}), as "
+              "config/agents.yaml says.", file=sys.stderr)
+    return await storage.agents.get_all_agents()
 
 
 def _choose_minds(
@@ -654,15 +685,17 @@ async def _spend_meter(
 
     A model with no price is refused here, before anything runs."""
     ticks_per_day = config.settings.time.ticks_per_day
+    start_hour = config.settings.time.start_hour
     budgets = config.settings.claude.budgets
-    day_start = tick - tick % ticks_per_day
+    day_start = first_tick_of_day(day_of(tick, ticks_per_day, start_hour), ticks_per_day,
+                                  start_hour)
     earlier = []
     for at, agent, record in await storage.engine.records_of_mind("claude", day_start):
         earlier += [(agent, at, model, usage) for model, usage in requests_in_record(record)]
     meter = SpendMeter(
         _prices(config),
         Budgets(budgets.per_run, budgets.per_agent_per_day, budgets.per_tick),
-        ticks_per_day, earlier, now=tick)
+        ticks_per_day, earlier, now=tick, start_hour=start_hour)
     narrator = config.settings.claude.narrator_model
     try:
         meter.check_models([a.model_id for a in residents]
@@ -672,29 +705,35 @@ async def _spend_meter(
     return meter
 
 
-def _claude_mind(
+async def _claude_parts(
     residents: list[Agent], config: HearthConfig, env: RuntimeEnv, storage: Storage,
     meter: SpendMeter, on_budget: Callable[[str], None],
-) -> ClaudeMind | None:
-    """One Claude mind for every agent Claude speaks for (None if there are none).
+) -> ClaudeParts | None:
+    """The Claude mind for every agent Claude speaks for, and the narrator (None if
+    Claude speaks for nobody). The key and each model are checked first: a key the API
+    refuses stops here (exit 1), a retired or unknown model too (exit 2); a deprecated
+    one is named once, with its end of life.
 
     The SDK reads ANTHROPIC_BASE_URL itself, so any compatible endpoint can stand in."""
-    if not residents:
+    if not residents or env.api_key is None:
         return None
-    import anthropic  # 2-3 s to import: only when Claude speaks for someone
+    from adapters.claude_models import KeyRefused, ModelRefused
+    from adapters.claude_setup import Speaker, claude_parts
 
-    from adapters.claude_mind import ClaudeMind, ClaudeProfile
-
-    settings = config.settings.claude
-    client = anthropic.AsyncAnthropic(
-        api_key=env.api_key, max_retries=settings.max_retries, timeout=settings.timeout_seconds)
-    profiles = {a.name: ClaudeProfile(a.model_id, a.personality) for a in residents}
-    return ClaudeMind(client, profiles, max_tokens=settings.max_tokens,
-                      trace=storage.traces.write_now,
-                      compact_above_chars=settings.compact_above_chars,
-                      keep_recent_chars=settings.keep_recent_chars,
-                      summary_max_chars=settings.summary_max_chars,
-                      meter=meter, on_budget=on_budget)
+    efforts = {a.name: a.effort for a in config.agents.agents}
+    speakers = [Speaker(a.name, a.model_id, a.personality, efforts.get(a.name))
+                for a in residents]
+    try:
+        parts = await claude_parts(
+            speakers, config.settings.claude, env.api_key, today=datetime.date.today(),
+            meter=meter, on_budget=on_budget, trace=storage.traces.write_now)
+    except KeyRefused as exc:
+        raise CliError(str(exc), EXIT_RUNTIME) from None
+    except ModelRefused as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    for line in parts.warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    return parts
 
 
 def _local_minds(
@@ -733,19 +772,6 @@ def _local_minds(
                           summary_max_chars=settings.summary_max_chars)
         minds.update({a.name: mind for a in agents})
     return minds
-
-
-def _model_narrator(
-    claude: ClaudeMind | None, config: HearthConfig, speakers: list[Agent], meter: SpendMeter,
-) -> ModelNarrator | None:
-    """The small model's narrator for Claude's agents, sharing the mind's client and meter."""
-    model = config.settings.claude.narrator_model
-    if claude is None or not model:
-        return None
-    from adapters.claude_mind.narrator import ModelNarrator
-
-    return ModelNarrator(claude.client, model, speakers=[a.name for a in speakers],
-                         meter=meter)
 
 
 def _step_back_for_the_engine() -> None:
@@ -822,23 +848,24 @@ def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int, int]
     settings = config.settings.gardener
     if env.api_key is None or not settings.model:
         return None
-    prices = config.settings.claude.prices
+    prices = config.settings.claude.price_table()
     if settings.model not in prices:
         raise CliError(f"no price for {settings.model} in settings.yaml (claude.prices); add "
                        "one so the Gardener's spend can be counted", EXIT_USAGE)
-    import anthropic
-
+    from adapters.claude_calls import CallPolicy
+    from adapters.claude_models import abilities_from_table
+    from adapters.claude_setup import new_client
     from adapters.gardener_model import ClaudeGardener
-    from core.spend import Price
 
-    price = prices[settings.model]
-    claude = config.settings.claude
-    client = anthropic.AsyncAnthropic(api_key=env.api_key, max_retries=claude.max_retries,
-                                      timeout=claude.timeout_seconds)
-    return ClaudeGardener(client, settings.model,
-                          Price(price.input, price.output, price.cache_write, price.cache_read),
-                          settings.caps.to_core(), size, max_tokens=settings.max_tokens,
-                          budget=settings.budget_per_run)
+    options: dict[str, object] = {"max_tokens": settings.max_tokens}
+    if settings.effort is not None and settings.effort in abilities_from_table(
+            settings.model).efforts:
+        options["output_config"] = {"effort": settings.effort}
+    return ClaudeGardener(new_client(env.api_key, settings.timeout_seconds), settings.model,
+                          prices[settings.model], settings.caps.to_core(), size,
+                          max_tokens=settings.max_tokens, budget=settings.budget_per_run,
+                          options=options,
+                          policy=CallPolicy(1, settings.timeout_seconds, 10.0))
 
 
 async def run(args: argparse.Namespace) -> int | Watch:

@@ -5,7 +5,7 @@ reasons name, not a thousand rows), the landmarks, its values and the interventi
 it may ask for with their limits, and its last cycles; it answers one JSON object
 that `services.gardener.decision.read_decision` reads strictly. An answer that is
 not one means no intervention this cycle; an API that fails, or a spent budget, means
-the rules decide (`DeciderUnavailable`). The SDK's own retries are used as they are.
+the rules decide (`DeciderUnavailable`). It retries once, briefly (adapters/claude_calls.py).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from adapters.claude_mind.narrator import usage_of
+from adapters.claude_calls import CallPolicy, GaveUp, ask, describe
 from core.gardener import Caps, HealthFigures, Triage
-from core.spend import Price, cost
+from core.spend import Price, Usage, cost
 from core.types import Position
 from services.gardener.cycle import DeciderUnavailable
 from services.gardener.decision import Decision, read_decision
@@ -75,7 +75,9 @@ class ClaudeGardener:
     """The Decider a cycle asks when a key is set (services.gardener.cycle.Decider)."""
 
     def __init__(self, client: Any, model: str, price: Price, caps: Caps, size: tuple[int, int],
-                 *, max_tokens: int, budget: float | None) -> None:
+                 *, max_tokens: int, budget: float | None,
+                 options: dict[str, Any] | None = None,
+                 policy: CallPolicy | None = None) -> None:
         self.client = client
         self.model = model
         self.name = model
@@ -85,6 +87,10 @@ class ClaudeGardener:
         self.max_tokens = max_tokens
         self.budget = budget
         self.spent = 0.0
+        self.options = dict(options or {})
+        """Added to every request (adapters/claude_models.py: max_tokens, the effort)."""
+        self.policy = policy or CallPolicy(retries=1, timeout=30.0, retry_after_max=10.0)
+        """The Gardener is never urgent: one retry, then the rules decide this cycle."""
 
     def system(self) -> str:
         caps = self.caps
@@ -103,13 +109,15 @@ class ClaudeGardener:
         if self.budget is not None and self.spent >= self.budget:
             raise DeciderUnavailable(f"its budget of ${self.budget:.2f} for this run is spent")
         try:
-            reply = await self.client.messages.create(
-                model=self.model, max_tokens=self.max_tokens, system=self.system(),
+            reply = await ask(
+                self.client, self.policy, None,
+                **{"max_tokens": self.max_tokens, **self.options},
+                model=self.model, system=self.system(),
                 messages=[{"role": "user",
                            "content": _prompt(triage, figures, landmarks, memory)}])
-        except anthropic.APIError as exc:
-            raise DeciderUnavailable(f"the API failed: {type(exc).__name__}") from None
-        self.spent += cost(usage_of(getattr(reply, "usage", None)), self.price)
+        except (anthropic.APIError, GaveUp) as exc:
+            raise DeciderUnavailable(f"the API failed: {describe(exc)}") from None
+        self.spent += cost(Usage.of_reply(getattr(reply, "usage", None)), self.price)
         text = "".join(getattr(block, "text", "") for block in getattr(reply, "content", ())
                        if getattr(block, "type", "") == "text")
         return read_decision(text, self.size)

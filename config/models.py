@@ -16,25 +16,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
-    Strict,
-    StringConstraints,
     field_validator,
     model_validator,
 )
 
+from config.base import NonBlankStr, StrictBool, StrictFloat, StrictInt, _Model
+from config.claude import ClaudeSettings, EffortName
 from core.constants import DEFAULT_VISION_RADIUS, NIGHT_VISION_MODIFIER
 from core.gardener import Caps, Thresholds
 from core.terrain import Terrain, Weather
 from core.types import agent_name
-
-StrictInt = Annotated[int, Strict()]
-StrictFloat = Annotated[float, Strict()]
-StrictBool = Annotated[bool, Strict()]
-NonBlankStr = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 _SNAKE_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -48,10 +41,6 @@ def _snake_case(raw: str) -> str:
 
 
 ItemName = Annotated[str, AfterValidator(_snake_case)]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 # --------------------------------------------------------------------------- settings
@@ -147,65 +136,6 @@ class StorageSettings(_Model):
     snapshots_keep: StrictInt = Field(5, ge=1)
 
 
-class ModelPrice(_Model):
-    """US dollars per million tokens, as Anthropic publishes them."""
-
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
-    cache_write: float = Field(ge=0)
-    cache_read: float = Field(ge=0)
-
-
-def _default_prices() -> dict[str, ModelPrice]:
-    def price(i: float, o: float) -> ModelPrice:  # cache writes 1.25x input, reads 0.1x
-        return ModelPrice(input=i, output=o, cache_write=i * 1.25, cache_read=i / 10)
-    return {"claude-opus-4-5": price(5, 25), "claude-opus-4-1": price(15, 75),
-            "claude-sonnet-4-5": price(3, 15), "claude-sonnet-4": price(3, 15),
-            "claude-haiku-4-5": price(1, 5)}
-
-
-class BudgetSettings(_Model):
-    """Hard limits on spend, in US dollars (null: no limit). Reaching one stops the run."""
-
-    per_run: float | None = Field(None, gt=0)
-    per_agent_per_day: float | None = Field(None, gt=0)
-    """What one agent may cost in one in-world day, over however many runs."""
-    per_tick: float | None = Field(None, gt=0)
-
-
-class ClaudeSettings(_Model):
-    """How Claude minds call the API (issue 6)."""
-
-    max_tokens: StrictInt = Field(1024, ge=16, le=64_000)
-    """The most a reply may say in one request (a turn may make several requests)."""
-    max_retries: StrictInt = Field(4, ge=0, le=20)
-    """The SDK's own retries for 429, 529, 5xx, timeouts and dropped connections."""
-    timeout_seconds: float = Field(120.0, gt=0, le=3600)
-    """How long one request may take before it counts as timed out (then retried)."""
-    compact_above_chars: StrictInt = Field(120_000, ge=2_000)
-    """When an agent's history passes this size (JSON characters, about 4 to a token),
-    its oldest turns are folded into a summary before the next turn."""
-    keep_recent_chars: StrictInt = Field(40_000, ge=1_000)
-    """About how much of the newest history stays word for word after compaction."""
-    summary_max_chars: StrictInt = Field(8_000, ge=500)
-    """The longest the summary of older turns may grow (its oldest lines go first)."""
-    narrator_model: str | None = Field("claude-haiku-4-5", min_length=1)
-    """The small model that retells actions and sights for agents Claude speaks for;
-    null keeps the templates (free, and what offline agents always get)."""
-    prices: dict[str, ModelPrice] = Field(default_factory=_default_prices)
-    """Per model id; a model Claude speaks through must have one (spend is always known)."""
-    budgets: BudgetSettings = Field(default_factory=BudgetSettings)
-
-    @model_validator(mode="after")
-    def _keep_less_than_limit(self) -> ClaudeSettings:
-        if self.keep_recent_chars + self.summary_max_chars >= self.compact_above_chars:
-            raise ValueError(
-                "keep_recent_chars + summary_max_chars must be below compact_above_chars "
-                f"({self.keep_recent_chars} + {self.summary_max_chars} >= "
-                f"{self.compact_above_chars}), or every turn would compact again")
-        return self
-
-
 class GardenerThresholds(_Model):
     """Where each health measure crosses into WATCH / WARNING (/ CRITICAL); see
     core/gardener/triage.py. Ticks are world ticks (24 to a day by default)."""
@@ -266,9 +196,14 @@ class GardenerSettings(_Model):
     """Cells around an agent counted for gatherable material."""
     happening_ticks: StrictInt = Field(6, ge=1, le=240)
     """How long agents in range perceive a happening or a revealed landmark."""
-    model: str | None = Field("claude-haiku-4-5", min_length=1)
+    model: str | None = Field("claude-haiku-5-5", min_length=1)
     """The model that decides when ANTHROPIC_API_KEY is set (null: rules always)."""
-    max_tokens: StrictInt = Field(800, ge=64, le=8000)
+    max_tokens: StrictInt = Field(4000, ge=64, le=64_000)
+    """Room for the model's reply, its thinking included."""
+    effort: EffortName | None = "low"
+    """How hard it thinks (models that take an effort); null: the model's default."""
+    timeout_seconds: float = Field(30.0, gt=0, le=600)
+    """One request's limit; it is retried once, then the rules decide this cycle."""
     memory_cycles: StrictInt = Field(5, ge=0, le=50)
     """Past cycles shown to the model with each new one."""
     budget_per_run: float | None = Field(0.50, gt=0)
@@ -325,6 +260,9 @@ class AgentConfig(_Model):
     mind: Literal["auto", "offline", "claude", "local"] = "auto"
     """Who speaks for the agent: Claude, the offline mind, Claude when a key is set, or a
     model behind an OpenAI-compatible endpoint (`base_url`)."""
+    effort: EffortName | None = None
+    """How hard this agent's model thinks (5.x models); unset: settings.yaml's
+    `claude.effort`."""
     base_url: AnyHttpUrlStr | None = None
     """For `mind: local`: the endpoint, like http://localhost:11434/v1 (Ollama)."""
     api_key_env: NonBlankStr | None = None

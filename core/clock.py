@@ -54,3 +54,20 @@ def time_of_day(tick: int, ticks_per_day: int, start_hour: int) -> TimeOfDay:
     day, minute_of_day = divmod(minutes, 24 * 60)
     hour, minute = divmod(minute_of_day, 60)
     return TimeOfDay(day + 1, hour, minute)
+
+
+def day_of(tick: int, ticks_per_day: int, start_hour: int) -> int:
+    """The clock's day a tick falls in, counted from 0: days turn at midnight, so a
+    world that starts at 08:00 ends its first day 16 hours in, not 24."""
+    return time_of_day(tick, ticks_per_day, start_hour).day - 1
+
+
+def first_tick_of_day(day: int, ticks_per_day: int, start_hour: int) -> int:
+    """The first tick that falls in the clock's `day` (0: the world's first tick)."""
+    if day <= 0:
+        return 0
+    # minutes(t) = start_hour*60 + t*1440 // ticks_per_day must reach day*1440.
+    tick = max(0, ((day * 24 - start_hour) * 60 * ticks_per_day + 1439) // 1440 - 1)
+    while day_of(tick, ticks_per_day, start_hour) < day:
+        tick += 1
+    return tick

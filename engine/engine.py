@@ -104,6 +104,8 @@ class HearthEngine:
         self.homes = AgentHomes(agents_dir) if agents_dir is not None else None
         self.tools = tool_specs() + FILE_TOOL_SPECS + (RECALL_SPEC,)
         self.stop_requested = False
+        self.halted: str | None = None
+        """Why the run had to stop (a mind that can go on no more): what to fix, in one line."""
         self.resumed_tick: int | None = None
         self._files: dict[str, AgentFiles] = {}
         self._states: dict[str, tuple[str, str]] = {}
@@ -252,6 +254,14 @@ class HearthEngine:
         """Finish the turns in flight, commit, and end the tick early (it resumes later)."""
         self.stop_requested = True
 
+    def halt(self, why: str) -> None:
+        """Stop as `request_stop` does because a mind can go on no more; the first reason
+        is kept for the user."""
+        if self.halted is None:
+            self.halted = why
+            logger.warning("stopping: %s", why)
+        self.request_stop()
+
     # ------------------------------------------------------------------ the tick
 
     async def tick_once(self) -> TickContext:
@@ -299,6 +309,10 @@ class HearthEngine:
             except Exception as exc:  # a bug outside the mind: this turn ends, others go on
                 logger.exception("turn of %s at tick %s failed", name, tick)
                 log = TurnLog((), MIND_ERROR, {}, f"{type(exc).__name__}: {exc}"[:500])
+            if log.halt is not None:
+                self.halt(log.halt)
+                if not log.actions:  # nothing happened: the turn is given back next run
+                    return None
             sim.agents.set_last_active(name, tick)
             state_text = _state_text(mind, name)
             # Captured whatever happened, so memory and database never disagree.

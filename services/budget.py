@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from core.clock import day_of
 from core.spend import Price, Usage, cost
 
 
@@ -61,13 +62,16 @@ class SpendMeter:
         ticks_per_day: int,
         earlier: Iterable[tuple[str, int, str, Usage]] = (),
         now: int | None = None,
+        start_hour: int = 0,
     ) -> None:
         """`earlier`: (agent, tick, model, usage) of requests made before this run, which
         count towards each agent's day but not towards this run; `now`, the tick the run
-        starts at: a day's budget already spent is reached from the start."""
+        starts at: a day's budget already spent is reached from the start. Days are the
+        world clock's (`start_hour` is the hour tick 0 falls on): they turn at midnight."""
         self.prices = dict(prices)
         self.budgets = budgets
         self.ticks_per_day = ticks_per_day
+        self.start_hour = start_hour
         self.run = 0.0
         self.by_agent: dict[str, float] = {}
         """This run's spend per agent."""
@@ -77,17 +81,21 @@ class SpendMeter:
         self._days: dict[tuple[str, int], float] = {}
         self._reached: str | None = None
         for agent, tick, model, usage in earlier:
-            key = (agent, tick // ticks_per_day)
+            key = (agent, self.day(tick))
             price = self.prices.get(model)
             if price is not None:  # a model priced no longer is not held against anyone
                 self._days[key] = self._days.get(key, 0.0) + cost(usage, price)
         limit = budgets.per_agent_per_day
         if now is not None and limit is not None:
             for (agent, day), spent in sorted(self._days.items()):
-                if day == now // ticks_per_day and spent >= limit:
+                if day == self.day(now) and spent >= limit:
                     self._reached = (f"{agent}'s budget of {_usd(limit)} for day {day + 1} is "
                                      f"reached: {_usd(spent)} spent that day")
                     break
+
+    def day(self, tick: int) -> int:
+        """The world clock's day (from 0) a tick falls in."""
+        return day_of(tick, self.ticks_per_day, self.start_hour)
 
     def check_models(self, models: Iterable[str]) -> None:
         """Refuse, before anything runs, models the price table does not know."""
@@ -110,7 +118,7 @@ class SpendMeter:
         self.usage = self.usage + usage
         self.by_agent[agent] = self.by_agent.get(agent, 0.0) + spent
         self._ticks[tick] = self._ticks.get(tick, 0.0) + spent
-        key = (agent, tick // self.ticks_per_day)
+        key = (agent, self.day(tick))
         self._days[key] = self._days.get(key, 0.0) + spent
         if self._reached is None:
             self._reached = self._first_reached(agent, tick)
@@ -127,7 +135,7 @@ class SpendMeter:
         if b.per_tick is not None and self._ticks[tick] >= b.per_tick:
             return (f"the per-tick budget of {_usd(b.per_tick)} is reached at tick {tick}: "
                     f"{_usd(self._ticks[tick])} spent in it")
-        day = tick // self.ticks_per_day
+        day = self.day(tick)
         spent = self._days[(agent, day)]
         if b.per_agent_per_day is not None and spent >= b.per_agent_per_day:
             return (f"{agent}'s budget of {_usd(b.per_agent_per_day)} for day {day + 1} is "

@@ -80,6 +80,14 @@ class MindError(RuntimeError):
     a bug."""
 
 
+class MindHalt(MindError):
+    """A mind can take no turn at all until a person changes something (a key the API
+    refuses, a model that no longer exists). The run stops after the turns in flight
+    instead of letting the world move on without its agents; a turn that had done
+    nothing yet is left undone, so the next run gives it back to the agent. The
+    message says what to fix, in one line."""
+
+
 @runtime_checkable
 class MindTurn(Protocol):
     """One agent's turn in progress."""

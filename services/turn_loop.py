@@ -21,7 +21,7 @@ from typing import Any
 from core.actions import ActionResult
 from core.events import DomainEvent
 from core.quick_init import quick_init
-from services.mind import Mind, MindError, ToolCall, ToolOutcome, TurnStart
+from services.mind import Mind, MindError, MindHalt, ToolCall, ToolOutcome, TurnStart
 
 log = logging.getLogger("hearth.turns")
 
@@ -61,6 +61,8 @@ class TurnLog:
     record: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """The mind's own account of the turn."""
     error: str | None = None
+    halt: str | None = None
+    """Set when the mind can go on no more (MindHalt): what a person must fix."""
 
     @property
     def events(self) -> tuple[DomainEvent, ...]:
@@ -75,6 +77,7 @@ async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narr
     outcomes: Sequence[ToolOutcome] = ()
     ended = ENDED
     error: str | None = None
+    halt: str | None = None
     turn = None
     try:
         turn = mind.begin(start)
@@ -85,6 +88,8 @@ async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narr
                 break
             calls = await turn.next_calls(outcomes)
         await turn.finish(outcomes, ended)
+    except MindHalt as exc:  # nothing more can work: the run stops (one line, from main)
+        ended, error, halt = MIND_ERROR, str(exc)[:500], str(exc)[:500]
     except MindError as exc:  # expected trouble (an API down): one line, the tick goes on
         log.warning("turn of %s at tick %s ended early: %s", start.agent, start.tick, exc)
         ended, error = MIND_ERROR, str(exc)[:500]
@@ -92,7 +97,7 @@ async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narr
         log.exception("turn of %s at tick %s failed", start.agent, start.tick)
         ended, error = MIND_ERROR, f"{type(exc).__name__}: {exc}"[:500]
     record = _safe_record(turn)
-    return TurnLog(tuple(actions), ended, record, error)
+    return TurnLog(tuple(actions), ended, record, error, halt)
 
 
 async def _run_calls(

@@ -96,11 +96,53 @@ def close_open_calls(history: list[Message]) -> None:
         history.append(tool_results((i, NOT_RUN, True) for i in ids))
 
 
-def with_breakpoint(history: Sequence[Message]) -> list[Message]:
-    """The messages to send: the history, its last block marked as a cache breakpoint."""
+THINKING = frozenset({"thinking", "redacted_thinking"})
+
+
+def drop_thinking(history: list[Message], *, keep_open_exchange: bool) -> int:
+    """Take the model's thinking out of turns that are over; gives how many blocks went.
+
+    The API needs thinking back only within a tool loop: the assistant message the
+    newest user message answers with tool results. Older thinking may be left out,
+    and Hearth leaves it out (the turn's record keeps it), so the history stays small
+    and every message is settled once its turn is over: a turn's messages change
+    this once, at the next turn's start, and never again, so the cached prefix up to
+    there holds. `keep_open_exchange=False` drops that last exchange's thinking too:
+    thinking is bound to the model and account that made it, and is refused elsewhere."""
+    keep = -1
+    if keep_open_exchange and len(history) >= 2 and history[-1]["role"] == "user" \
+            and any(b.get("type") == "tool_result" for b in history[-1]["content"]):
+        keep = len(history) - 2
+    dropped = 0
+    for i, message in enumerate(history):
+        if i == keep or message["role"] != "assistant":
+            continue
+        content = message["content"]
+        kept = [b for b in content if b.get("type") not in THINKING]
+        if len(kept) != len(content):
+            dropped += len(content) - len(kept)
+            history[i] = {"role": "assistant", "content": kept or [{"type": "text",
+                                                                    "text": SILENCE}]}
+    return dropped
+
+
+def with_breakpoint(history: Sequence[Message], settled: int | None = None) -> list[Message]:
+    """The messages to send: the history, its last block marked as a cache breakpoint,
+    and the last block of message `settled - 1` too when given (the end of what earlier
+    turns left, which stays as it is from now on): the next turn's request then finds
+    that prefix in the cache however many blocks this turn adds."""
     if not history:
         return []
-    last = history[-1]
-    blocks = [dict(b) for b in last["content"]]
-    blocks[-1]["cache_control"] = dict(EPHEMERAL)
-    return [*history[:-1], {"role": last["role"], "content": blocks}]
+    marked = [len(history) - 1]
+    if settled is not None and 0 < settled < len(history):
+        marked.insert(0, settled - 1)
+    out = list(history)
+    for at in marked:
+        message = history[at]
+        blocks = [dict(b) for b in message["content"]]
+        # A thinking block cannot carry a breakpoint: mark the last block that can.
+        where = [i for i, b in enumerate(blocks) if b.get("type") not in THINKING]
+        if where:
+            blocks[where[-1]]["cache_control"] = dict(EPHEMERAL)
+            out[at] = {"role": message["role"], "content": blocks}
+    return out

@@ -1,6 +1,6 @@
 """ClaudeMind: a Claude model speaks for an agent, through the Messages API's tool use.
 
-    mind = ClaudeMind(AsyncAnthropic(), {"Ember": ClaudeProfile("claude-sonnet-4-5", "You...")})
+    mind = ClaudeMind(client, {"Ember": ClaudeProfile("claude-sonnet-5-5", "You...", "medium")})
     engine = HearthEngine(storage, config, mind=mind)
 
 A turn is a short exchange with the model. The first request carries what the
@@ -12,10 +12,17 @@ Every stop reason ends somewhere sensible: `tool_use` goes on; `end_turn`,
 `stop_sequence` and `pause_turn` end the turn; `max_tokens` and
 `model_context_window_exceeded` keep what was said and drop tool calls that may
 have been cut short; `refusal` ends the turn and takes the refused exchange out
-of the history. A request that still fails after the SDK's own retries (it
-retries 429, 529, 5xx, timeouts and lost connections itself) ends the turn with
-a `ClaudeMindError` naming the cause: the actions already taken stand, the tick
-goes on for everyone else, and the history is left valid to send next turn.
+of the history. Requests are retried by adapters/claude_calls.py within the turn's
+deadline. One that still fails ends the turn with a `ClaudeMindError` naming the
+cause: the actions already taken stand, the tick goes on for everyone else, and
+the history is left valid to send next turn. A failure no retry can mend (a key
+refused, a model gone) raises `ClaudeMindHalt` instead, and the run stops.
+
+A 5.x model thinks before it answers (adaptive thinking, steered by the agent's
+effort). Its thinking blocks go back unmodified while a tool loop is open, as the
+API requires; at the next turn's start they are left out of what is sent (they
+stay in the turn's record). Thinking belongs to the agent: it is never parsed,
+narrated or shown as speech.
 
 What the agent said and heard is kept in its history (history.py), handed to the
 engine as the mind's state after every turn and stored with it; each turn's own
@@ -32,14 +39,23 @@ from typing import Any
 
 import anthropic
 
+from adapters.claude_calls import (
+    CallPolicy,
+    GaveUp,
+    ask,
+    describe,
+    halting_cause,
+    prompt_too_long,
+)
 from adapters.claude_mind import history as h
 from adapters.claude_mind.compaction import compact, history_chars
 from adapters.claude_mind.prompt import system_blocks, tool_params
+from adapters.claude_models import Lineup
 from adapters.model_memory import ModelMemory, write_trace
 from core.spend import Usage
 from core.types import AgentName
 from services.budget import SpendMeter
-from services.mind import MindError, ToolCall, ToolOutcome, ToolSpec, TurnStart
+from services.mind import MindError, MindHalt, ToolCall, ToolOutcome, ToolSpec, TurnStart
 
 log = logging.getLogger("hearth.claude")
 
@@ -51,15 +67,22 @@ CUT_SHORT_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
 class ClaudeMindError(MindError):
-    """A request failed for good (after the SDK's retries); the message says why."""
+    """A request failed for good (after its retries); the message says why."""
+
+
+class ClaudeMindHalt(ClaudeMindError, MindHalt):
+    """The API refused in a way no retry mends (a wrong key, a retired model): the run
+    stops; the message says what to fix."""
 
 
 @dataclass(frozen=True)
 class ClaudeProfile:
-    """Who a Claude mind speaks for: the model, and the agent's own personality text."""
+    """Who a Claude mind speaks for: the model, the agent's own personality text, and how
+    hard it thinks (None: the model's default)."""
 
     model: str
     personality: str
+    effort: str | None = None
 
 
 class ClaudeMind:
@@ -81,11 +104,28 @@ class ClaudeMind:
         summary_max_chars: int = 8_000,
         meter: SpendMeter | None = None,
         on_budget: Callable[[str], None] | None = None,
+        policy: CallPolicy | None = None,
+        turn_deadline: float = 300.0,
+        lineup: Lineup | None = None,
+        account: str = "",
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
         self.profiles = dict(profiles)
         self.max_tokens = max_tokens
         self.trace = trace
+        self.policy = policy or CallPolicy()
+        """Retries, their waits and one request's time limit (adapters/claude_calls.py)."""
+        self.turn_deadline = turn_deadline
+        """Seconds one turn may spend on the API, retries and waits included."""
+        self.lineup = lineup or Lineup()
+        """What the check before the run learnt of each model (its efforts, its limits)."""
+        self.account = account
+        """Names the key and endpoint the requests go to, without the key: thinking
+        made under another account is left out of what is sent."""
+        self.clock = clock
+        self._made_by: dict[str, tuple[str, str] | None] = {}
+        """Per agent: (model, account) its stored history was last sent under."""
         self.memory = ModelMemory(
             compact=compact, size=history_chars, problem=_history_problem,
             compact_above_chars=compact_above_chars, keep_recent_chars=keep_recent_chars,
@@ -109,16 +149,33 @@ class ClaudeMind:
         if system is None:
             system = self._systems[name] = system_blocks(name, profile.personality)
         folded = self.memory.compact(name)
+        # Thinking is bound to its model, account and the conversation before it: the
+        # open exchange keeps its thinking only if none of the three changed.
+        same = self._made_by.get(name) == (profile.model, self.account) and not folded
+        h.drop_thinking(self.memory.history(name), keep_open_exchange=same)
+        self._made_by[name] = (profile.model, self.account)
         turn = ClaudeTurn(self, start, profile, self.memory.history(name), system,
                           self._tool_params(start.tools))
         turn.folded = folded
         return turn
 
     def get_state(self, agent: AgentName) -> Mapping[str, Any]:
-        return self.memory.state(agent)
+        made_by = self._made_by.get(agent)
+        state = dict(self.memory.state(agent))
+        if made_by is not None:
+            state["model"], state["account"] = made_by
+        return state
 
     def set_state(self, agent: AgentName, state: Mapping[str, Any]) -> None:
         self.memory.restore(agent, state)
+        model = state.get("model") if isinstance(state, Mapping) else None
+        account = state.get("account") if isinstance(state, Mapping) else None
+        self._made_by[agent] = ((model, account) if isinstance(model, str)
+                                and isinstance(account, str) else None)
+
+    def request_options(self, profile: ClaudeProfile) -> dict[str, Any]:
+        """What each request for this agent carries besides the conversation."""
+        return self.lineup.options_for(profile.model, profile.effort, self.max_tokens)
 
     # ------------------------------------------------------------------ parts
 
@@ -169,6 +226,7 @@ class ClaudeTurn:
         """Messages folded into the summary as this turn began."""
         self.stop: str | None = None
         self.ended = ""
+        self.deadline = mind.clock() + mind.turn_deadline
         mind._trace(start.agent, {"type": "turn_start", "tick": start.tick,
                                   "model": profile.model})
 
@@ -209,32 +267,37 @@ class ClaudeTurn:
     async def _ask(self, first: bool) -> anthropic.types.Message:
         agent, tick = self.start.agent, self.start.tick
         started = time.perf_counter()
+        mind = self.mind
         try:
-            reply = await self.mind.client.messages.create(
+            reply = await ask(
+                mind.client, mind.policy, self.deadline, clock=mind.clock,
                 model=self.profile.model,
-                max_tokens=self.mind.max_tokens,
                 tools=self.tools,
                 system=self.system,
-                messages=h.with_breakpoint(self.history),
+                messages=h.with_breakpoint(self.history, self.first),
+                **mind.request_options(self.profile),
             )
-        except anthropic.APIError as exc:
-            cause = _describe(exc)
-            if _context_full(exc):
-                self.mind.memory.squeeze_next(agent)
+        except (anthropic.APIError, GaveUp) as exc:
+            cause = describe(exc)
+            halt = halting_cause(exc)
+            if prompt_too_long(exc):
+                mind.memory.squeeze_next(agent)
             if first:  # nothing of this turn happened: as if it had never asked
                 h.undo_user_text(self.history, self.opening)
             self.stop = "error"
             self.requests.append({"error": cause, "ms": _ms(started)})
-            self.mind._trace(agent, {"type": "request_failed", "tick": tick, "error": cause})
-            self.mind._trace(agent, {"type": "turn_end", "tick": tick, "ended": "error",
-                                     "stop": "error", "requests": len(self.requests)})
+            mind._trace(agent, {"type": "request_failed", "tick": tick, "error": cause})
+            mind._trace(agent, {"type": "turn_end", "tick": tick, "ended": "error",
+                                "stop": "error", "requests": len(self.requests)})
+            if halt is not None:
+                raise ClaudeMindHalt(halt) from None
             raise ClaudeMindError(cause) from None
-        summary: dict[str, Any] = {"stop": reply.stop_reason, "usage": _usage(reply.usage),
+        usage = Usage.of_reply(reply.usage)
+        summary: dict[str, Any] = {"stop": reply.stop_reason, "usage": usage.to_json(),
                                    "ms": _ms(started)}
-        meter = self.mind.meter
+        meter = mind.meter
         if meter is not None:
-            summary["usd"] = round(meter.add(agent, tick, self.profile.model,
-                                             Usage.of(summary["usage"])), 6)
+            summary["usd"] = round(meter.add(agent, tick, self.profile.model, usage), 6)
         self.requests.append(summary)
         self.mind._trace(agent, {"type": "request", "tick": tick, **summary})
         return reply
@@ -291,42 +354,6 @@ def _block(block: Any) -> dict[str, Any]:
     if kind == "tool_use":
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
     return block.model_dump(mode="json", exclude_none=True)
-
-
-def _usage(usage: Any) -> dict[str, int]:
-    def count(name: str) -> int:
-        return int(getattr(usage, name, 0) or 0)
-    return {"input": count("input_tokens"), "output": count("output_tokens"),
-            "cache_write": count("cache_creation_input_tokens"),
-            "cache_read": count("cache_read_input_tokens")}
-
-
-def _describe(exc: anthropic.APIError) -> str:
-    """One line on why a request failed, for the trace and the turn's record."""
-    if isinstance(exc, anthropic.APITimeoutError):
-        return "the request timed out (after the SDK's retries)"
-    if isinstance(exc, anthropic.APIConnectionError):
-        return "could not reach the API (after the SDK's retries)"
-    if isinstance(exc, anthropic.APIStatusError):
-        return f"the API answered {exc.status_code}: {_message_of(exc)}"[:300]
-    return f"{type(exc).__name__}: {exc}"[:300]
-
-
-def _message_of(exc: anthropic.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, Mapping):
-        error = body.get("error")
-        if isinstance(error, Mapping) and error.get("message"):
-            return str(error["message"])
-    return str(exc.message)
-
-
-def _context_full(exc: anthropic.APIError) -> bool:
-    """A 400 saying the prompt does not fit the model's context window."""
-    if not isinstance(exc, anthropic.BadRequestError):
-        return False
-    words = _message_of(exc).lower()
-    return "too long" in words or "context" in words
 
 
 def _ms(started: float) -> float:

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import anthropic
 
+from adapters.claude_calls import CallPolicy, GaveUp, ask
 from core.actions import ActionResult
 from core.perception import Perception
 from core.spend import Usage
@@ -70,7 +71,9 @@ class ModelNarrator:
         speakers: Iterable[str],
         fallback: TemplateNarrator | None = None,
         meter: SpendMeter | None = None,
-        max_tokens: int = 300,
+        max_tokens: int = 2000,
+        options: Mapping[str, Any] | None = None,
+        policy: CallPolicy | None = None,
     ) -> None:
         self.client = client
         self.model = model
@@ -78,6 +81,11 @@ class ModelNarrator:
         self.fallback = fallback or TemplateNarrator()
         self.meter = meter
         self.max_tokens = max_tokens
+        """Room for a retelling, with what thinking a 5.x model does before it."""
+        self.options = dict(options or {})
+        """Added to every request (adapters/claude_models.py: max_tokens, the effort)."""
+        self.policy = policy or CallPolicy(retries=1, timeout=20.0, retry_after_max=5.0)
+        """A retelling is never worth holding the world for: one retry, a short limit."""
         self.told = 0
         """Narrations the model gave that were used."""
         self.kept_template = 0
@@ -109,16 +117,16 @@ class ModelNarrator:
         if self.meter is not None and self.meter.reached() is not None:
             return self._keep(plain)
         try:
-            reply = await self.client.messages.create(
-                model=self.model, max_tokens=self.max_tokens, system=system,
-                messages=[{"role": "user", "content": facts}])
-        except anthropic.APIError as exc:
+            reply = await ask(self.client, self.policy, None,
+                              **{"max_tokens": self.max_tokens, **self.options},
+                              model=self.model, system=system,
+                              messages=[{"role": "user", "content": facts}])
+        except (anthropic.APIError, GaveUp) as exc:
             log.warning("narration by %s failed (%s); the template stands",
                         self.model, type(exc).__name__)
             return self._keep(plain)
-        usage = usage_of(reply.usage)
-        spent = {"usage": {"input": usage.input, "output": usage.output,
-                           "cache_write": usage.cache_write, "cache_read": usage.cache_read}}
+        usage = Usage.of_reply(reply.usage)
+        spent: dict[str, Any] = {"usage": usage.to_json()}
         if self.meter is not None:
             spent["usd"] = round(self.meter.add(agent, tick, self.model, usage), 6)
         self._spent.setdefault(agent, []).append(spent)
@@ -167,11 +175,3 @@ def _worth_a_scene(result: ActionResult, action: str) -> bool:
     data: Any = result.data
     return (not result.success or action in TOLD_BY_MODEL
             or bool(data and data.get("discoveries")))
-
-
-def usage_of(usage: Any) -> Usage:
-    """A Messages API reply's usage as our four token counts (missing ones are 0)."""
-    def count(name: str) -> int:
-        return int(getattr(usage, name, 0) or 0)
-    return Usage(count("input_tokens"), count("output_tokens"),
-                 count("cache_creation_input_tokens"), count("cache_read_input_tokens"))

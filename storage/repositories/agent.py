@@ -90,6 +90,14 @@ class AgentRepository(Repository):
                 ],
             )
 
+    async def set_models(self, models: Sequence[tuple[str, str]]) -> None:
+        """(agent, model id): who now speaks through which model, in one transaction."""
+        if not models:
+            return
+        async with self.db.transaction():
+            await self.db.executemany("UPDATE agents SET model_id = ? WHERE name = ?",
+                                      [(model, name) for name, model in models])
+
     async def save_inventory(self, name: AgentName, inventory: Inventory) -> None:
         async with self.db.transaction():
             await self.db.execute("DELETE FROM inventory_stacks WHERE agent_name = ?", (name,))

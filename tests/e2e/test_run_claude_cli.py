@@ -1,9 +1,11 @@
-"""`hearth --run N --mind claude` against a local stand-in for the Messages API.
+"""`hearth --run N --mind claude` against the strict stand-in for the Messages API.
 
 The CLI runs in a subprocess exactly as a user starts it; ANTHROPIC_BASE_URL points
-the real SDK at a small HTTP server in this process (the SDK honours the variable),
-which answers like the API: on seeing the world, walk north; after hearing how
-that went, end the turn.
+the real SDK at tests/standin served on a socket in this process (the SDK honours
+the variable). The stand-in refuses what the real API refuses (tests/standin cites
+the documentation for each rule), so these runs fail if Hearth sends anything the
+API would not take. Its model walks or gathers on seeing the world and ends the turn
+after hearing how that went.
 """
 
 from __future__ import annotations
@@ -13,61 +15,40 @@ import os
 import sqlite3
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.messages_standin import StrictMessagesApi
 
 PROJECT = Path(__file__).resolve().parents[2]
 
 
-class _Api(BaseHTTPRequestHandler):
-    bodies: list[dict] = []
+class _Served:
+    """The stand-in and its address, as the tests use them."""
 
-    def do_POST(self) -> None:  # noqa: N802 (the http.server name)
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        type(self).bodies.append(body)
-        asked = body["messages"][-1]["content"]
-        if isinstance(asked, str):  # the narrator: retell the facts, keeping them all
-            told = asked.split(": ", 2)[-1]
-            content, stop = [{"type": "text", "text": f"Softly: {told}"}], "end_turn"
-        elif asked[-1]["type"] == "text":
-            content = [{"type": "text", "text": "North."},
-                       {"type": "tool_use", "id": f"toolu_{len(self.bodies)}", "name": "walk",
-                        "input": {"direction": "north"}}]
-            stop = "tool_use"
-        else:
-            content, stop = [{"type": "text", "text": "Good."}], "end_turn"
-        answer = json.dumps({
-            "id": f"msg_{len(self.bodies)}", "type": "message", "role": "assistant",
-            "model": body["model"], "content": content, "stop_reason": stop,
-            "stop_sequence": None,
-            "usage": {"input_tokens": 1500, "output_tokens": 30,
-                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1400},
-        }).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
+    def __init__(self, standin: StrictMessagesApi, url: str) -> None:
+        self.standin = standin
+        self.url = url
 
-    def log_message(self, *args: object) -> None:
-        pass
+    @property
+    def bodies(self) -> list[Any]:
+        return [s.body for s in self.standin.served]
 
 
 @pytest.fixture
-def api() -> Iterator[str]:
-    _Api.bodies = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Api)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def served() -> Iterator[_Served]:
+    standin = StrictMessagesApi()
+    with standin.serve() as url:
+        yield _Served(standin, url)
+    assert standin.refused == []  # nothing Hearth sent was refused
+
+
+@pytest.fixture
+def api(served: _Served) -> str:
+    return served.url
 
 
 def _hearth(where: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
@@ -81,7 +62,7 @@ def _hearth(where: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def test_a_run_with_claude_minds_goes_through_the_api_at_the_base_url(
-    tmp_path: Path, api: str
+    tmp_path: Path, api: str, served: _Served
 ) -> None:
     made = _hearth(tmp_path, "--init", "--seed", "5", "--size", "48x40")
     assert made.returncode == 0, made.stderr
@@ -90,7 +71,7 @@ def test_a_run_with_claude_minds_goes_through_the_api_at_the_base_url(
     assert run.returncode == 0, run.stderr
     assert " walk: " in run.stdout
 
-    assert _Api.bodies and {b["model"] for b in _Api.bodies} >= {"claude-sonnet-4-5"}
+    assert {b["model"] for b in served.bodies} == {"claude-sonnet-5-5", "claude-haiku-5-5"}
     db = sqlite3.connect(tmp_path / "data" / "world.db")
     try:
         minds = {m for (m,) in db.execute("SELECT DISTINCT mind FROM turns")}
@@ -128,7 +109,7 @@ def test_mind_goes_with_run(tmp_path: Path) -> None:
 
 
 def test_a_budget_stops_the_run_cleanly_and_status_shows_the_spend(
-    tmp_path: Path, api: str
+    tmp_path: Path, api: str, served: _Served
 ) -> None:
     config = tmp_path / "config"
     config.mkdir()
@@ -145,7 +126,7 @@ def test_a_budget_stops_the_run_cleanly_and_status_shows_the_spend(
     assert run.returncode == 3, run.stdout + run.stderr
     assert "the per-run budget of $0.02 is reached" in run.stdout
     assert "Everything done so far is saved" in run.stdout
-    asked = len(_Api.bodies)
+    asked = len(served.bodies)
     # Each request here costs about half a cent: the run stops within a few of the limit.
     assert 3 <= asked <= 12
 
@@ -160,7 +141,7 @@ def test_a_budget_stops_the_run_cleanly_and_status_shows_the_spend(
     again = _hearth(tmp_path, "--config-dir", str(config), "--run", "5", "--mind", "claude",
                     ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api)
     assert again.returncode == 3  # a new run has its own budget: it runs until it is reached
-    assert len(_Api.bodies) > asked
+    assert len(served.bodies) > asked
 
 
 def test_a_model_without_a_price_is_refused_before_anything_runs(tmp_path: Path) -> None:
@@ -169,7 +150,7 @@ def test_a_model_without_a_price_is_refused_before_anything_runs(tmp_path: Path)
     for source in (PROJECT / "config").glob("*.yaml"):
         (config / source.name).write_text(source.read_text())
     agents = config / "agents.yaml"
-    agents.write_text(agents.read_text().replace("claude-haiku-4-5", "claude-mystery-9"))
+    agents.write_text(agents.read_text().replace("claude-haiku-5-5", "claude-mystery-9"))
     run = _hearth(tmp_path, "--config-dir", str(config), "--run", "1", "--mind", "claude",
                   ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
     assert run.returncode == 2
@@ -180,7 +161,8 @@ def test_a_model_without_a_price_is_refused_before_anything_runs(tmp_path: Path)
     ("    per_tick: 0.012", "the per-tick budget of $0.01 is reached at tick"),
     ("    per_agent_per_day: 0.012", "budget of $0.01 for day 1 is reached"),
 ])
-def test_each_budget_stops_a_run(tmp_path: Path, api: str, line: str, said: str) -> None:
+def test_each_budget_stops_a_run(tmp_path: Path, api: str, served: _Served, line: str,
+                                 said: str) -> None:
     config = tmp_path / "config"
     config.mkdir()
     for source in (PROJECT / "config").glob("*.yaml"):
@@ -195,8 +177,8 @@ def test_each_budget_stops_a_run(tmp_path: Path, api: str, line: str, said: str)
                   ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api)
     assert run.returncode == 3 and said in run.stdout, run.stdout + run.stderr
     if "per_agent_per_day" in line:  # the day's limit holds across runs: nothing more is sent
-        sent = len(_Api.bodies)
+        sent = len(served.bodies)
         again = _hearth(tmp_path, *args, "--run", "5", "--mind", "claude",
                         ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api)
         assert again.returncode == 3 and said in again.stdout
-        assert len(_Api.bodies) == sent
+        assert len(served.bodies) == sent

@@ -74,7 +74,7 @@ def _config(where: Path, ember_lines: str) -> Path:
         (folder / source.name).write_text(source.read_text())
     agents = folder / "agents.yaml"
     agents.write_text(agents.read_text().replace(
-        "  - name: Ember\n    model_id: claude-sonnet-4-5\n",
+        "  - name: Ember\n    model_id: claude-sonnet-5-5\n",
         f"  - name: Ember\n    model_id: qwen3:8b\n{ember_lines}", 1))
     return folder
 

@@ -13,6 +13,7 @@ from typing import Any
 import anthropic
 import pytest
 
+from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from adapters.claude_mind.history import NOT_RUN, SILENCE
 from core.actions import ActionResult
@@ -41,7 +42,17 @@ def perception(tick: int = 1, note: str = "") -> Perception:
     )
 
 
+def unmarked(messages: list[dict]) -> list[dict]:
+    """Messages without their cache breakpoints."""
+    out = json.loads(json.dumps(messages))
+    for message in out:
+        for block in message["content"]:
+            block.pop("cache_control", None)
+    return out
+
+
 def make_mind(api: ScriptedApi, **kw: Any) -> ClaudeMind:
+    kw.setdefault("policy", CallPolicy(retries=0))
     return ClaudeMind(api.client(), {"Ember": ClaudeProfile("claude-test", PERSONALITY)}, **kw)
 
 
@@ -126,7 +137,9 @@ async def test_a_turn_may_end_without_any_action():
 
 async def test_each_request_begins_with_the_bytes_of_the_one_before():
     """Append-only history: request n+1 starts with request n's messages (but for the
-    moving breakpoint), and tools and system never change."""
+    breakpoints, which mark where to cache and are not part of what is cached:
+    https://platform.claude.com/docs/en/build-with-claude/prompt-caching), and tools
+    and system never change."""
     api = ScriptedApi()
     mind = make_mind(api)
     for tick in range(1, 4):
@@ -135,13 +148,9 @@ async def test_each_request_begins_with_the_bytes_of_the_one_before():
     assert len(api.requests) == 6
     for before, after in zip(api.requests, api.requests[1:], strict=False):
         assert after["tools"] == before["tools"] and after["system"] == before["system"]
-        kept = before["messages"]
+        kept = unmarked(before["messages"])
         assert len(after["messages"]) > len(kept)
-        for i, message in enumerate(kept[:-1]):
-            assert after["messages"][i] == message
-        last = json.loads(json.dumps(kept[-1]))
-        last["content"][-1].pop("cache_control")
-        assert after["messages"][len(kept) - 1] == last
+        assert unmarked(after["messages"])[:len(kept)] == kept
         assert roles(after["messages"])[::2] == ["user"] * len(after["messages"][::2])
 
 
@@ -205,11 +214,10 @@ async def test_a_failure_after_actions_keeps_them_and_their_results():
     assert api.requests[-1]["messages"][-1]["content"][-1]["type"] == "text"
 
 
-async def test_the_sdk_retries_are_used_not_rewritten():
+async def test_a_request_is_retried_by_the_minds_policy():
     api = ScriptedApi([error(529, "overloaded_error", "Overloaded", **{"retry-after": "0"}),
                        reply(text("Fine now."))])
-    mind = ClaudeMind(api.client(max_retries=2),
-                      {"Ember": ClaudeProfile("claude-test", PERSONALITY)})
+    mind = make_mind(api, policy=CallPolicy(retries=2))
     log = await turn(mind, World())
     assert log.ended == ENDED and len(api.requests) == 2
 

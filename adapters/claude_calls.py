@@ -1,0 +1,193 @@
+"""One Messages API request, made the way Hearth needs: retried within limits, and judged.
+
+    policy = CallPolicy(retries=4, timeout=120, retry_after_max=30)
+    reply = await ask(client, policy, deadline, model=..., max_tokens=..., messages=...)
+
+Every client Hearth builds has the SDK's own retries off (`max_retries=0`), because
+the SDK waits out any `retry-after` in full, however long, and knows no deadline.
+Here a request is retried after 429, 529, 5xx, 408, 409, a timeout or a dropped
+connection, waiting what the API asks when it asks for no more than
+`retry_after_max` seconds (else the request gives up at once: the agent acts next
+tick rather than hold the world), and never past the caller's deadline.
+
+What is not worth retrying is sorted by `halting_cause`: a wrong key (401), a key
+without access (403), a model that does not exist or retired (404) and a request
+the API refuses as malformed (400, except a prompt too long for the context) can
+only be fixed by a person, so a run must stop on them rather than go on without
+its agents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anthropic
+
+log = logging.getLogger("hearth.claude")
+
+Sleep = Callable[[float], Awaitable[None]]
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True)
+class CallPolicy:
+    retries: int = 4
+    """Further attempts after the first, for trouble that passes."""
+    timeout: float = 120.0
+    """One attempt's limit, in seconds."""
+    retry_after_max: float = 30.0
+    """The longest `retry-after` waited out; longer, and the request gives up."""
+    backoff: float = 0.5
+    """The first wait when the API names none; it doubles each time, up to 8 s."""
+
+
+class GaveUp(Exception):
+    """A request that could not be made within the policy; `cause` is one line why."""
+
+    def __init__(self, cause: str, error: BaseException | None = None) -> None:
+        super().__init__(cause)
+        self.cause = cause
+        self.error = error
+
+
+RETRIED_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+
+
+def _passing(exc: BaseException) -> bool:
+    """Whether a failure may pass if asked again (the SDK's own rule, less its waiting)."""
+    if isinstance(exc, (anthropic.APITimeoutError, anthropic.APIConnectionError)):
+        return True
+    if isinstance(exc, anthropic.APIStatusError):
+        told = exc.response.headers.get("x-should-retry")
+        if told in ("true", "false"):
+            return told == "true"
+        return exc.status_code in RETRIED_STATUSES or exc.status_code >= 500
+    return False
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds the API asked to wait (`retry-after-ms`, else `retry-after`), if it did."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            value = float(raw) * scale
+        except ValueError:
+            continue
+        if value >= 0:
+            return value
+    return None
+
+
+async def ask(
+    client: anthropic.AsyncAnthropic,
+    policy: CallPolicy,
+    deadline: float | None = None,
+    *,
+    sleep: Sleep = asyncio.sleep,
+    clock: Clock = time.monotonic,
+    **params: Any,
+) -> anthropic.types.Message:
+    """`client.messages.create(**params)` under `policy`, by `deadline` (a `clock()`
+    value; None: none). Raises the API's error when it is not worth retrying, and
+    `GaveUp` when retrying could not help in time."""
+    attempt = 0
+    while True:
+        timeout = policy.timeout
+        if deadline is not None:
+            timeout = min(timeout, deadline - clock())
+            if timeout <= 0:
+                raise GaveUp("the turn's time with the API ran out")
+        try:
+            return await client.messages.create(timeout=timeout, **params)
+        except anthropic.APIError as exc:
+            if not _passing(exc):
+                raise
+            if attempt >= policy.retries:
+                raise GaveUp(f"{describe(exc)} (after {attempt + 1} attempts)", exc) from None
+            asked = retry_after(exc)
+            if asked is not None and asked > policy.retry_after_max:
+                raise GaveUp(f"{describe(exc)}; it asked to wait {asked:.0f} s, more than "
+                             f"the {policy.retry_after_max:.0f} s a request waits", exc) from None
+            wait = asked if asked is not None else _backoff(policy.backoff, attempt)
+            if deadline is not None and clock() + wait >= deadline:
+                raise GaveUp(f"{describe(exc)}; no time left to try again", exc) from None
+            attempt += 1
+            log.info("request to %s failed (%s); attempt %d in %.1f s",
+                     params.get("model"), describe(exc), attempt + 1, wait)
+            await sleep(wait)
+
+
+def _backoff(first: float, attempt: int) -> float:
+    """Doubling waits with a little jitter, so many agents do not come back at once."""
+    return min(first * 2 ** attempt, 8.0) * (0.75 + random.random() / 4)
+
+
+def describe(exc: BaseException) -> str:
+    """One line on why a request failed, for the trace, the turn's record and the user."""
+    if isinstance(exc, GaveUp):
+        return exc.cause
+    if isinstance(exc, anthropic.APITimeoutError):
+        return "the request timed out"
+    if isinstance(exc, anthropic.APIConnectionError):
+        return "could not reach the API"
+    if isinstance(exc, anthropic.APIStatusError):
+        kind = _error_of(exc).get("type") or ""
+        kind = f" {kind}" if isinstance(kind, str) and kind else ""
+        return f"the API answered {exc.status_code}{kind}: {message_of(exc)}"[:300]
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _error_of(exc: anthropic.APIStatusError) -> Mapping[str, Any]:
+    body = exc.body
+    if isinstance(body, Mapping):
+        error = body.get("error")
+        if isinstance(error, Mapping):
+            return error
+    return {}
+
+
+def message_of(exc: anthropic.APIStatusError) -> str:
+    said = _error_of(exc).get("message")
+    return str(said) if said else str(exc.message)
+
+
+def prompt_too_long(exc: BaseException) -> bool:
+    """A refusal saying the prompt does not fit: 413, or a 400 about the context."""
+    if isinstance(exc, anthropic.APIStatusError) and exc.status_code == 413:
+        return True
+    if not isinstance(exc, anthropic.BadRequestError):
+        return False
+    words = message_of(exc).lower()
+    return "too long" in words or "context" in words
+
+
+FIXES = {
+    401: "the API refused the key: check ANTHROPIC_API_KEY",
+    403: "the key may not use this (its organisation or workspace lacks access)",
+    404: "the API does not know this model (retired or misspelt): change model_id in "
+         "config/agents.yaml, or the model in settings.yaml",
+    400: "the API refused Hearth's request as invalid",
+}
+
+
+def halting_cause(exc: BaseException) -> str | None:
+    """What a person must fix, in one line, when `exc` means no later request can
+    succeed either; None for trouble that may pass or a prompt that is too long."""
+    if not isinstance(exc, anthropic.APIStatusError) or prompt_too_long(exc):
+        return None
+    fix = FIXES.get(exc.status_code)
+    if fix is None:
+        return None
+    return f"{fix} ({describe(exc)})"[:400]

@@ -1,0 +1,129 @@
+"""settings.yaml's `claude:` section: how Claude minds call the API, what it costs, the limits.
+
+The default prices come from core/model_catalog.py, the one table of the models
+Hearth knows; a price given in the file replaces the default for that model.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from config.base import StrictInt, _Model
+from core.model_catalog import default_prices
+from core.spend import Price, Rates
+
+EffortName = Literal["low", "medium", "high", "xhigh", "max"]
+"""How hard a 5.x model thinks (`output_config.effort`); see core/model_catalog.py."""
+
+
+class LongPromptPrice(_Model):
+    """Rates for a whole request once its prompt (cache reads and writes included) is
+    above `above_tokens`: Claude Haiku 5.5 is priced this way."""
+
+    above_tokens: StrictInt = Field(ge=1)
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_write: float = Field(ge=0)
+    cache_read: float = Field(ge=0)
+    cache_write_1h: float | None = Field(None, ge=0)
+
+
+class ModelPrice(_Model):
+    """US dollars per million tokens, as Anthropic publishes them."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_write: float = Field(ge=0)
+    """5-minute cache writes."""
+    cache_read: float = Field(ge=0)
+    cache_write_1h: float | None = Field(None, ge=0)
+    """1-hour cache writes; left out: twice the input rate (Anthropic's usual multiple)."""
+    long_prompt: LongPromptPrice | None = None
+
+    def to_core(self) -> Price:
+        long = self.long_prompt
+        return Price(
+            self.input, self.output, self.cache_write, self.cache_read, self.cache_write_1h,
+            long.above_tokens if long else None,
+            Rates(long.input, long.output, long.cache_write, long.cache_read,
+                  long.cache_write_1h if long.cache_write_1h is not None else long.input * 2)
+            if long else None)
+
+    @classmethod
+    def of(cls, price: Price) -> ModelPrice:
+        long = price.long
+        return cls(input=price.input, output=price.output, cache_write=price.cache_write,
+                   cache_read=price.cache_read, cache_write_1h=price.base.cache_write_1h,
+                   long_prompt=LongPromptPrice(
+                       above_tokens=price.long_above, input=long.input, output=long.output,
+                       cache_write=long.cache_write, cache_read=long.cache_read,
+                       cache_write_1h=long.cache_write_1h)
+                   if long is not None and price.long_above is not None else None)
+
+
+def _default_prices() -> dict[str, ModelPrice]:
+    return {model: ModelPrice.of(price) for model, price in default_prices().items()}
+
+
+class BudgetSettings(_Model):
+    """Hard limits on spend, in US dollars (null: no limit). Reaching one stops the run."""
+
+    per_run: float | None = Field(None, gt=0)
+    per_agent_per_day: float | None = Field(None, gt=0)
+    """What one agent may cost in one in-world day (midnight to midnight on the world's
+    clock), over however many runs."""
+    per_tick: float | None = Field(None, gt=0)
+
+
+class ClaudeSettings(_Model):
+    """How Claude minds call the API (issues 6 and 24)."""
+
+    max_tokens: StrictInt = Field(16_000, ge=16, le=64_000)
+    """The most a reply may hold in one request, thinking included (a turn may make
+    several requests). Only what is written is paid for, so room costs nothing."""
+    effort: EffortName | None = "medium"
+    """How hard the agents' models think, for models that take an effort; an agent's
+    own `effort:` in agents.yaml wins. null: each model's own default."""
+    max_retries: StrictInt = Field(4, ge=0, le=20)
+    """Retries of one request after 429, 529, 5xx, a timeout or a dropped connection."""
+    timeout_seconds: float = Field(120.0, gt=0, le=3600)
+    """How long one request may take before it counts as timed out (then retried)."""
+    retry_after_max_seconds: float = Field(30.0, ge=0, le=3600)
+    """The longest `retry-after` a turn waits out; an API asking for a longer wait ends
+    the turn instead (the agent acts again next tick)."""
+    turn_deadline_seconds: float = Field(300.0, gt=0, le=86_400)
+    """How long one agent's turn may spend waiting on the API, retries included."""
+    narrator_timeout_seconds: float = Field(20.0, gt=0, le=600)
+    """The narrator's own time limit per request (it retries once, then the template
+    stands): a retelling is never worth holding the world for."""
+    compact_above_chars: StrictInt = Field(120_000, ge=2_000)
+    """When an agent's history passes this size (JSON characters, about 4 to a token),
+    its oldest turns are folded into a summary before the next turn."""
+    keep_recent_chars: StrictInt = Field(40_000, ge=1_000)
+    """About how much of the newest history stays word for word after compaction."""
+    summary_max_chars: StrictInt = Field(8_000, ge=500)
+    """The longest the summary of older turns may grow (its oldest lines go first)."""
+    narrator_model: str | None = Field("claude-haiku-5-5", min_length=1)
+    """The small model that retells actions and sights for agents Claude speaks for;
+    null keeps the templates (free, and what offline agents always get)."""
+    prices: dict[str, ModelPrice] = Field(default_factory=_default_prices)
+    """Per model id; a model Claude speaks through must have one (spend is always known).
+    Models given here replace the built-in prices for those ids; the others stay."""
+    budgets: BudgetSettings = Field(default_factory=BudgetSettings)
+
+    @model_validator(mode="after")
+    def _keep_less_than_limit(self) -> ClaudeSettings:
+        if self.keep_recent_chars + self.summary_max_chars >= self.compact_above_chars:
+            raise ValueError(
+                "keep_recent_chars + summary_max_chars must be below compact_above_chars "
+                f"({self.keep_recent_chars} + {self.summary_max_chars} >= "
+                f"{self.compact_above_chars}), or every turn would compact again")
+        return self
+
+    def price_table(self) -> dict[str, Price]:
+        """The built-in prices with the file's on top, as core values."""
+        table = dict(default_prices())
+        table.update({model: p.to_core() for model, p in self.prices.items()})
+        return table

@@ -1,0 +1,372 @@
+"""StrictMessagesApi: a Messages API stand-in that refuses what the real API refuses.
+
+Drive it through the real SDK, over `httpx2.MockTransport` (`client()`) or over HTTP on
+127.0.0.1 for subprocesses that set ANTHROPIC_BASE_URL (`serve()`). The request rules
+live in shape.py (form), thinking.py (thinking blocks) and cache.py (usage); the
+model's own part in agent.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import json
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, NamedTuple
+from urllib.parse import parse_qs
+
+import anthropic
+import httpx2
+
+from tests.standin import cache, thinking
+from tests.standin.agent import Plan, Request, seed_of, simple_agent
+from tests.standin.catalog import CATALOG, DOCS, ModelRule
+from tests.standin.shape import Refused, bad, blocks, check
+
+ERRORS = f"{DOCS}/api/errors"
+RATE_LIMITS = f"{DOCS}/api/rate-limits"
+MODELS_LIST = f"{DOCS}/api/models-list"
+
+
+class Refusal(NamedTuple):
+    status: int
+    error_type: str
+    message: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Served:
+    model: str
+    body: Mapping[str, Any]
+    usage: Mapping[str, Any]
+    stop_reason: str
+    account: str
+    reply: Mapping[str, Any] = field(default_factory=dict)
+    dropped: tuple[str, ...] = ()
+    """Paths of thinking blocks the model could not read (dropped, not billed)."""
+
+
+class StrictMessagesApi:
+    def __init__(self, *, models: Mapping[str, ModelRule] | None = None,
+                 behaviour: Callable[[Request], Plan] | None = None,
+                 keys: Mapping[str, str] | None = None,
+                 today: datetime.date = datetime.date(2026, 11, 26),
+                 clock: Callable[[], float] | None = None,
+                 rpm: int | None = None) -> None:
+        self.models = dict(CATALOG if models is None else models)
+        self.behaviour = behaviour or simple_agent
+        self.keys = dict(keys or {"test-key": "acct-1"})
+        self.today = today
+        self.clock = clock or time.monotonic
+        self.rpm = rpm
+        """Requests per minute per account (None: no limit); over it, a 429 (RATE_LIMITS)."""
+        self.faults: list[int] = []
+        """Statuses (500, 529) the next /v1/messages requests answer with, first first."""
+        self.refused: list[Refusal] = []
+        self.served: list[Served] = []
+        self.cache = cache.PromptCache(self.clock)
+        self._replies: dict[str, dict[str, Any]] = {}
+        self._calls: dict[str, str] = {}
+        self._sent: dict[str, deque[float]] = {}
+        self._count = 0
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ clients
+
+    def client(self, *, api_key: str = "test-key", max_retries: int = 0,
+               **kw: Any) -> anthropic.AsyncAnthropic:
+        return anthropic.AsyncAnthropic(
+            api_key=api_key, max_retries=max_retries,
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler)), **kw)
+
+    def sync_client(self, *, api_key: str = "test-key", max_retries: int = 0,
+                    **kw: Any) -> anthropic.Anthropic:
+        return anthropic.Anthropic(
+            api_key=api_key, max_retries=max_retries,
+            http_client=httpx2.Client(transport=httpx2.MockTransport(self.handler)), **kw)
+
+    @contextlib.contextmanager
+    def serve(self) -> Iterator[str]:
+        """The stand-in on a real socket; yields its base URL."""
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                size = int(self.headers.get("content-length") or 0)
+                request = httpx2.Request(
+                    self.command, f"http://127.0.0.1{self.path}",
+                    headers=[(k, v) for k, v in self.headers.items()],
+                    content=self.rfile.read(size) if size else b"")
+                response = api.handler(request)
+                body = response.content
+                self.send_response(response.status_code)
+                for name, value in response.headers.items():
+                    if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                        self.send_header(name, value)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _answer  # noqa: N815 (the http.server names)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}"
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join()
+
+    # ------------------------------------------------------------------ the handler
+
+    def handler(self, request: httpx2.Request) -> httpx2.Response:
+        with self._lock:
+            rid = self._id("req")
+            path = request.url.path
+            try:
+                status, answer, headers = self._route(request, path)
+            except Refused as refusal:
+                self.refused.append(Refusal(refusal.status, refusal.kind, refusal.message, path))
+                # ERRORS: {"type": "error", "error": {"type", "message"}, "request_id"}
+                return httpx2.Response(
+                    refusal.status, headers={"request-id": rid, **getattr(refusal, "headers", {})},
+                    json={"type": "error", "request_id": rid,
+                          "error": {"type": refusal.kind, "message": refusal.message}})
+            return httpx2.Response(status, headers={"request-id": rid, **headers}, json=answer)
+
+    def _route(self, request: httpx2.Request, path: str) -> tuple[int, Any, dict[str, str]]:
+        account = self._account(request)
+        if request.method == "GET" and path == "/v1/models":
+            return 200, self._list(request), {}
+        if request.method == "GET" and path.startswith("/v1/models/"):
+            rule = self.models.get(path.removeprefix("/v1/models/"))
+            if rule is None:
+                raise Refused(404, "not_found_error", f"model: {path.removeprefix('/v1/models/')}")
+            return 200, self._info(rule), {}
+        if request.method == "POST" and path == "/v1/messages":
+            headers = self._admit(account)
+            if self.faults:
+                status = self.faults.pop(0)
+                raise Refused(status, "overloaded_error" if status == 529 else "api_error",
+                              "Overloaded" if status == 529 else "Internal server error")
+            try:
+                body = json.loads(request.content)
+            except ValueError:
+                raise bad("The request body is not valid JSON.") from None
+            if not isinstance(body, dict):
+                raise bad("The request body must be a JSON object.")
+            return 200, self._messages(body, account), headers
+        raise Refused(404, "not_found_error", "Not found")
+
+    def _account(self, request: httpx2.Request) -> str:
+        # The SDK (2.14) sends "Authorization: Bearer <key>"; curl examples use x-api-key.
+        key = request.headers.get("x-api-key")
+        bearer = request.headers.get("authorization", "")
+        if key is None and bearer.lower().startswith("bearer "):
+            key = bearer[7:].strip()
+        if key not in self.keys:  # ERRORS: 401 authentication_error
+            raise Refused(401, "authentication_error", "invalid x-api-key")
+        return self.keys[key]
+
+    def _admit(self, account: str) -> dict[str, str]:
+        """RATE_LIMITS: over the limit, 429 rate_limit_error with retry-after and the
+        anthropic-ratelimit-requests-* headers (these come on every answer)."""
+        if self.rpm is None:
+            return {}
+        now = self.clock()
+        sent = self._sent.setdefault(account, deque())
+        while sent and sent[0] <= now - 60:
+            sent.popleft()
+        wait = math.ceil(sent[0] + 60 - now) if len(sent) >= self.rpm else 0
+        reset = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=wait or 60)
+        headers = {"anthropic-ratelimit-requests-limit": str(self.rpm),
+                   "anthropic-ratelimit-requests-remaining": str(max(0, self.rpm - len(sent) - 1)),
+                   "anthropic-ratelimit-requests-reset": reset.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        if wait:
+            refusal = Refused(429, "rate_limit_error", "Number of requests has exceeded your "
+                              "per-minute rate limit")
+            refusal.headers = {**headers, "retry-after": str(wait)}  # type: ignore[attr-defined]
+            raise refusal
+        sent.append(now)
+        return headers
+
+    # ------------------------------------------------------------------ models
+
+    def _model(self, model: Any) -> ModelRule:
+        if not isinstance(model, str):
+            raise bad("model: Field required")
+        rule = self.models.get(model)
+        if rule is None or self._lifecycle(rule) == "retired":  # DEPRECATIONS: requests fail
+            raise Refused(404, "not_found_error", f"model: {model}")
+        return rule
+
+    def _lifecycle(self, rule: ModelRule) -> str:
+        if rule.retires and self.today >= rule.retires:
+            return "retired"
+        # DEPRECATIONS: a retirement date is assigned when a model is deprecated.
+        return "deprecated" if rule.retires else "active"
+
+    def _info(self, rule: ModelRule) -> dict[str, Any]:
+        # MODELS_LIST; lifecycle / retires_at as in the SDK's ModelInfo (a retired model is
+        # still found by id, "as the historical record of its retirement").
+        def stamp(day: datetime.date | None) -> str | None:
+            return f"{day.isoformat()}T00:00:00Z" if day else None
+        return {"type": "model", "id": rule.id, "display_name": rule.display_name or rule.id,
+                "created_at": stamp(rule.released), "lifecycle": self._lifecycle(rule),
+                "deprecated_at": stamp(rule.deprecated), "retires_at": stamp(rule.retires),
+                "max_tokens": rule.max_output, "max_input_tokens": rule.context}
+
+    def _list(self, request: httpx2.Request) -> dict[str, Any]:
+        # MODELS_LIST: newest first; limit 1..1000 (default 20); after_id / before_id
+        # cursors; has_more is about the direction asked; first_id / last_id bound the page.
+        query = parse_qs(request.url.query.decode() if isinstance(request.url.query, bytes)
+                         else str(request.url.query))
+        wanted = set(query.get("lifecycle[]", []) or ["active", "deprecated"])
+        rows = sorted((r for r in self.models.values() if self._lifecycle(r) in wanted),
+                      key=lambda r: (r.released, r.id), reverse=True)
+        ids = [r.id for r in rows]
+        try:
+            limit = int(query.get("limit", ["20"])[0])
+        except ValueError:
+            raise bad("limit: Input should be a valid integer") from None
+        if not 1 <= limit <= 1000:
+            raise bad("limit: Input should be between 1 and 1000")
+        after, before = query.get("after_id", [None])[0], query.get("before_id", [None])[0]
+        for cursor in (after, before):
+            if cursor is not None and cursor not in ids:
+                raise bad(f"no model with id {cursor} in this list")
+        if before is not None:
+            end = ids.index(before)
+            page, more = rows[max(0, end - limit):end], end - limit > 0
+        else:
+            start = ids.index(after) + 1 if after is not None else 0
+            page, more = rows[start:start + limit], start + limit < len(rows)
+        return {"data": [self._info(r) for r in page], "has_more": more,
+                "first_id": page[0].id if page else None, "last_id": page[-1].id if page else None}
+
+    # ------------------------------------------------------------------ messages
+
+    def _messages(self, body: dict[str, Any], account: str) -> dict[str, Any]:
+        rule = self._model(body.get("model"))
+        shape = check(body, rule)
+        kept = thinking.review(body, rule, account, self.models, self._replies, self._calls)
+        dropped = []
+        prompt = []
+        for path, block in blocks(body):
+            if block.get("type") in ("thinking", "redacted_thinking"):
+                if path not in kept:
+                    dropped.append(path)
+                tokens = kept.get(path, 0)
+            else:
+                tokens = self._tokens(thinking.canonical(block), rule)
+            ttl = (block.get("cache_control") or {}).get("ttl", "5m") \
+                if block.get("cache_control") else None
+            prompt.append(cache.Block(thinking.canonical(block), tokens, ttl))
+        if body.get("cache_control") and prompt:  # automatic caching: on the last block
+            prompt[-1] = cache.Block(prompt[-1].text, prompt[-1].tokens,
+                                     body["cache_control"].get("ttl", "5m"))
+        total = sum(b.tokens for b in prompt)
+        if total > rule.context:  # the mind reads "too long" as a full context
+            raise bad(f"prompt is too long: {total} tokens > {rule.context} maximum")
+        usage = self.cache.usage(f"{rule.id}|{account}", prompt, rule.min_cache)
+        request = Request(rule, body, account, shape.effort, shape.thinking, seed_of(body))
+        reply = self._reply(request, shape, self.behaviour(request))
+        out = reply.pop("_spent")
+        reply["usage"] = {
+            "input_tokens": usage["input_tokens"],
+            "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
+            "cache_read_input_tokens": usage["cache_read_input_tokens"],
+            "cache_creation": {"ephemeral_5m_input_tokens": usage["ephemeral_5m_input_tokens"],
+                               "ephemeral_1h_input_tokens": usage["ephemeral_1h_input_tokens"]},
+            "output_tokens": out[0], "output_tokens_details": {"thinking_tokens": out[1]},
+            "service_tier": "standard"}
+        self.served.append(Served(rule.id, body, reply["usage"], reply["stop_reason"], account,
+                                  reply, tuple(dropped)))
+        return reply
+
+    def _reply(self, request: Request, shape: Any, plan: Plan) -> dict[str, Any]:
+        body, rule = request.body, request.model
+        reply_id = self._id("msg")
+        limit = body["max_tokens"]
+        think = 0
+        if shape.thinking in ("adaptive", "enabled"):
+            think = min(plan.thinking, shape.budget or plan.thinking)
+        elif shape.thinking == "between_tools" and request.after_results and plan.calls:
+            think = min(plan.thinking, 80)  # a short progress note between tool calls
+        content: list[dict[str, Any]] = []
+        spent, stop, signatures = 0, None, []
+        if think > 0:
+            used = min(think, limit)
+            words = "" if shape.display == "omitted" else _filler(request.seed, used, rule)
+            record = {"account": request.account, "model": rule.id, "reply": reply_id,
+                      "tokens": used, "prefix": thinking.prefix_hash(
+                          body.get("tools"), body.get("system"), body["messages"])}
+            signature = thinking.sign(record, words)
+            content.append({"type": "thinking", "thinking": words, "signature": signature})
+            signatures.append(signature)
+            spent, stop = used, ("max_tokens" if think > limit else None)
+        thought = spent
+        if plan.text and stop is None:
+            need = self._tokens(plan.text, rule)
+            if spent + need > limit:
+                cut = int((limit - spent) * 4 / rule.token_factor)
+                plan_text, stop, spent = plan.text[:cut], "max_tokens", limit
+            else:
+                plan_text, spent = plan.text, spent + need
+            if plan_text:
+                content.append({"type": "text", "text": plan_text})
+        choice = (body.get("tool_choice") or {}).get("type")
+        for name, arguments in plan.calls if body.get("tools") and choice != "none" else ():
+            call = {"type": "tool_use", "id": self._id("toolu"), "name": name,
+                    "input": dict(arguments)}
+            need = self._tokens(json.dumps(call), rule)
+            if stop is not None or spent + need > limit:  # a cut call is dropped
+                stop = "max_tokens"
+                break
+            content.append(call)
+            spent += need
+            self._calls[call["id"]] = reply_id
+        stop = stop or ("tool_use" if any(b["type"] == "tool_use" for b in content)
+                        else "end_turn")
+        self._replies[reply_id] = {"signatures": signatures, "model": rule.id}
+        return {"id": reply_id, "type": "message", "role": "assistant", "model": rule.id,
+                "content": content, "stop_reason": stop, "stop_sequence": None,
+                "_spent": (spent, thought)}
+
+    def _tokens(self, text: str, rule: ModelRule) -> int:
+        return math.ceil(len(text) / 4 * rule.token_factor)
+
+    def _id(self, kind: str) -> str:
+        self._count += 1
+        return f"{kind}_01" + hashlib.sha256(f"{kind}{self._count}".encode()).hexdigest()[:22]
+
+
+_WORDS = ("the", "path", "north", "looks", "clear", "wood", "would", "help", "later", "maybe",
+          "first", "look", "around", "then", "decide", "where", "to", "go", "and", "why")
+
+
+def _filler(seed: int, tokens: int, rule: ModelRule) -> str:
+    """Deterministic thinking text about `tokens` long for this model's tokenizer."""
+    import random
+
+    rng = random.Random(seed)
+    chars = int(tokens * 4 / rule.token_factor)
+    words: list[str] = []
+    size = 0
+    while size < chars:
+        words.append(rng.choice(_WORDS))
+        size += len(words[-1]) + 1
+    return " ".join(words)[:max(chars, 1)]
