@@ -23,6 +23,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import datetime
 import json
 import logging
@@ -614,7 +615,8 @@ async def wire_engine(
     state = await storage.world.get_world_state()
     if state is None:
         raise CliError(f"{storage.db_path} holds no world yet (run hearth --init)")
-    residents = await _follow_agents_yaml(storage, config)
+    stored = await storage.agents.get_all_agents()
+    residents = _as_agents_yaml_says(stored, config)
     kinds = _choose_minds([a.name for a in residents], config, mind, env)
     offline = OfflineMind(state.seed, {a.name: a.personality for a in residents})
     speakers = [a for a in residents if kinds[a.name] == CLAUDE]
@@ -630,6 +632,7 @@ async def wire_engine(
     claude = parts.mind if parts is not None else None
     narrator = parts.narrator if parts is not None else None
     local = _local_minds([a for a in residents if kinds[a.name] == LOCAL], config, storage)
+    await _record_model_changes(storage, stored, residents)  # only once every check passed
     minds: dict[str, Mind] = dict(local)
     if claude is not None:
         minds.update({n: claude for n, kind in kinds.items() if kind == CLAUDE})
@@ -648,24 +651,29 @@ def _prices(config: HearthConfig) -> dict[str, Price]:
     return config.settings.claude.price_table()
 
 
-async def _follow_agents_yaml(storage: Storage, config: HearthConfig) -> list[Agent]:
+def _as_agents_yaml_says(residents: list[Agent], config: HearthConfig) -> list[Agent]:
     """The world's agents, each speaking through the model agents.yaml now names for it
     (agents it does not list, generated ones, follow its first agent, as when they were
-    made): a model that retired is replaced by editing agents.yaml, and the world
-    remembers the change."""
-    residents = await storage.agents.get_all_agents()
+    made): a model that retired is replaced by editing agents.yaml."""
     configured = {a.name: a.model_id for a in config.agents.agents}
     first = config.agents.agents[0].model_id if config.agents.agents else None
-    moved = [(a.name, configured.get(a.name, first)) for a in residents
-             if configured.get(a.name, first) not in (None, a.model_id)]
-    if not moved:
-        return residents
+    out = []
+    for agent in residents:
+        model = configured.get(agent.name, first)
+        out.append(agent if model in (None, agent.model_id)
+                   else dataclasses.replace(agent, model_id=model))
+    return out
+
+
+async def _record_model_changes(storage: Storage, before: list[Agent],
+                                after: list[Agent]) -> None:
+    """The world remembers which model now speaks for whom, and the user is told."""
+    was = {a.name: a.model_id for a in before}
+    moved = [(a.name, a.model_id) for a in after if was.get(a.name) != a.model_id]
     await storage.agents.set_models(moved)
-    was = {a.name: a.model_id for a in residents}
     for name, model in moved:
         print(f"{name} now speaks through {model} (was {was[name]}), as "
               "config/agents.yaml says.", file=sys.stderr)
-    return await storage.agents.get_all_agents()
 
 
 def _choose_minds(

@@ -81,10 +81,14 @@ async def claude_parts(
     meter: SpendMeter | None = None,
     on_budget: Callable[[str], None] | None = None,
     trace: Callable[[str, Mapping[str, Any]], None] | None = None,
+    make_client: Callable[[str, float], anthropic.AsyncAnthropic] | None = None,
 ) -> ClaudeParts:
     """Check the key and models, then build the mind (and the narrator, if one is set).
-    Raises adapters.claude_models.KeyRefused or ModelRefused with one line."""
-    client = new_client(api_key, settings.timeout_seconds)
+    Raises adapters.claude_models.KeyRefused or ModelRefused with one line.
+    `make_client(api_key, timeout)` builds each client (default `new_client`; a bench
+    or test hands in one over a stand-in)."""
+    make_client = make_client or new_client
+    client = make_client(api_key, settings.timeout_seconds)
     narrator_model = settings.narrator_model
     uses: dict[str, list[str]] = {}
     efforts: dict[str, dict[str, str]] = {}
@@ -115,7 +119,7 @@ async def claude_parts(
         lineup=lineup, account=account_of(api_key))
     parts = ClaudeParts(mind, None, lineup, list(lineup.warnings), [client])
     if narrator_model:
-        told = new_client(api_key, settings.narrator_timeout_seconds)
+        told = make_client(api_key, settings.narrator_timeout_seconds)
         parts.clients.append(told)
         parts.narrator = ModelNarrator(
             told, narrator_model, speakers=[s.name for s in speakers], meter=meter,

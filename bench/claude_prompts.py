@@ -14,6 +14,8 @@ writing a sign, sensing others), then ends the turn after hearing the outcome.
 - *Request size*: the prompt's size in characters at an agent's 10th, 100th and
   1,000th turn, and the largest over turns 200-1,000. Once compaction starts
   (`claude.compact_above_chars` in settings.yaml) the size must stop growing.
+- *Cost*: dollars per agent per in-world day on the 5.5 models, replies cut by
+  max_tokens, cache reads' share of prompt tokens (bench/claude_cost.py).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 
 import httpx2
 
-from bench import Figure
+from bench import Figure, claude_cost
 from config import load_config
 from engine import HearthEngine
 from services.world_setup import create_world
@@ -157,4 +159,4 @@ def run() -> list[Figure]:
         Figure("cacheable prefix, median over 1,000 turns (compaction included)",
                f"{statistics.median(s for p in long.values() for s in _shares(p)):.1%}"),
     ]
-    return figures
+    return figures + claude_cost.run()

@@ -259,7 +259,7 @@ class HearthEngine:
         is kept for the user."""
         if self.halted is None:
             self.halted = why
-            logger.warning("stopping: %s", why)
+            logger.info("stopping: %s", why)  # the program tells the user, once
         self.request_stop()
 
     # ------------------------------------------------------------------ the tick
