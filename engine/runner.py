@@ -189,6 +189,8 @@ class EngineRunner:
                 self._remaining = max(0, self._remaining - 1)
                 if self._remaining == 0:
                     self._paused = True
+            if engine.halted is not None:  # nothing can go on until a person fixes it
+                self._paused, self._remaining = True, 0
         for callback in list(self._callbacks):
             try:
                 callback(ctx)

@@ -158,8 +158,10 @@ class ObserverAPI:
         if len(times) >= 2 and times[-1] > times[0]:
             speed = (len(times) - 1) / (times[-1] - times[0])
         error = self.runner.error
+        halted = getattr(self.runner.engine, "halted", None)  # a plain read of a str
+        said = str(error) if error is not None else halted
         return RunState(self.runner.is_running, self.runner.is_paused, self.runner.remaining,
-                        speed, None if error is None else str(error))
+                        speed, said)
 
     def feed(self, agent: str | None = None, limit: int | None = None) -> list[FeedLine]:
         """Recent narrated lines, oldest first; only one agent's when `agent` is given."""

@@ -112,3 +112,67 @@ def test_an_engine_that_cannot_start_is_reported(tmp_path: Path, config, scripte
         assert "could not start" in str(exc)
     else:
         raise AssertionError("starting without a world must fail")
+
+
+class _RefusedMind:
+    """A mind whose API refuses the key from the third turn on: it raises MindHalt, as
+    ClaudeMind does on a 401 (adapters/claude_calls.py halting_cause)."""
+
+    kind = "scripted"
+    reads_text = True
+
+    def __init__(self, inner) -> None:  # noqa: ANN001 (the conftest's ScriptedMind)
+        self.inner = inner
+        self.begun = 0
+
+    def begin(self, start):  # noqa: ANN001, ANN201
+        from services.mind import MindHalt
+
+        self.begun += 1
+        if self.begun <= 2:
+            return self.inner.begin(start)
+        outer = self
+
+        class Refused:
+            async def next_calls(self, outcomes):  # noqa: ANN001, ANN201
+                raise MindHalt("the API refused the key: check ANTHROPIC_API_KEY")
+
+            async def finish(self, outcomes, reason):  # noqa: ANN001, ANN201
+                pass
+
+            def record(self):  # noqa: ANN201
+                return {"begun": outer.begun}
+
+        return Refused()
+
+    def get_state(self, agent):  # noqa: ANN001, ANN201
+        return self.inner.get_state(agent)
+
+    def set_state(self, agent, state):  # noqa: ANN001, ANN201
+        self.inner.set_state(agent, state)
+
+
+def test_a_mind_that_can_go_on_no_more_pauses_the_observers_run_and_says_why(
+    small_world: Path, config, scripted
+) -> None:
+    from observe.api import ObserverAPI
+
+    runner = _runner(small_world, config, _RefusedMind(scripted()))
+    api = ObserverAPI(runner)
+    api.start()
+    try:
+        runner.request_run()  # without end: only the halt can stop it
+        assert _wait(lambda: runner.is_paused and runner.engine.halted is not None)
+        state = api.run_state()
+        assert state.paused and state.error is not None and "ANTHROPIC_API_KEY" in state.error
+        ticks = runner.ticks_run
+        time.sleep(0.3)
+        assert runner.ticks_run == ticks  # it waits for a person, not in a loop
+    finally:
+        api.stop()
+    async def done() -> set[str]:
+        async with Storage(small_world, create=False, read_only=True) as storage:
+            return await storage.engine.turns_done(0)
+
+    import asyncio
+    assert len(asyncio.run(done())) == 2  # the refused turns are given back, not recorded
