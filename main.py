@@ -812,7 +812,7 @@ async def run_gardener(env: RuntimeEnv, config: HearthConfig, *, once: bool) -> 
             if not source.agents():
                 raise CliError(f"{path}: the world has no agents, so there is no one whose "
                                "world could need tending", EXIT_USAGE)
-            decider = _gardener_model(config, env, (world.width, world.height))
+            decider = await _gardener_model(config, env, (world.width, world.height))
             landmarks = source.landmarks()
             args = observe_args(config)
 
@@ -850,9 +850,11 @@ async def run_gardener(env: RuntimeEnv, config: HearthConfig, *, once: bool) -> 
     return EXIT_OK
 
 
-def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int, int]):
+async def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int, int]):
     """The model the Gardener asks when a key is set and settings name one (else None:
-    its rules decide). A model with no price is refused, as for minds."""
+    its rules decide). As for minds, a model with no price is refused, and the key and
+    model are checked before the first cycle (a refused key: exit 1; a retired or
+    unknown model: exit 2; a deprecated one is named once)."""
     settings = config.settings.gardener
     if env.api_key is None or not settings.model:
         return None
@@ -861,18 +863,25 @@ def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int, int]
         raise CliError(f"no price for {settings.model} in settings.yaml (claude.prices); add "
                        "one so the Gardener's spend can be counted", EXIT_USAGE)
     from adapters.claude_calls import CallPolicy
-    from adapters.claude_models import abilities_from_table
+    from adapters.claude_models import KeyRefused, ModelRefused, check_models
     from adapters.claude_setup import new_client
     from adapters.gardener_model import ClaudeGardener
 
-    options: dict[str, object] = {"max_tokens": settings.max_tokens}
-    if settings.effort is not None and settings.effort in abilities_from_table(
-            settings.model).efforts:
-        options["output_config"] = {"effort": settings.effort}
-    return ClaudeGardener(new_client(env.api_key, settings.timeout_seconds), settings.model,
-                          prices[settings.model], settings.caps.to_core(), size,
-                          max_tokens=settings.max_tokens, budget=settings.budget_per_run,
-                          options=options,
+    client = new_client(env.api_key, settings.timeout_seconds)
+    try:
+        lineup = await check_models(client, {settings.model: ["the Gardener"]},
+                                    datetime.date.today())
+    except (KeyRefused, ModelRefused) as exc:
+        await client.close()
+        raise CliError(str(exc), EXIT_RUNTIME if isinstance(exc, KeyRefused)
+                       else EXIT_USAGE) from None
+    for line in lineup.warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    return ClaudeGardener(client, settings.model, prices[settings.model],
+                          settings.caps.to_core(), size, max_tokens=settings.max_tokens,
+                          budget=settings.budget_per_run,
+                          options=lineup.options_for(settings.model, settings.effort,
+                                                     settings.max_tokens),
                           policy=CallPolicy(1, settings.timeout_seconds, 10.0))
 
 

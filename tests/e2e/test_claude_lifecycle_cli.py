@@ -250,3 +250,21 @@ def test_a_key_refused_mid_run_stops_it_and_the_next_run_gives_the_turn_back(
     after = {(t, a) for t, a, _, _ in _turns(tmp_path)}
     assert {(tick, a) for a in waiting} <= after
     assert _tick(tmp_path) == tick + 1
+
+
+def test_the_gardener_checks_its_key_and_model_before_its_first_cycle(
+    tmp_path: Path, standin: StrictMessagesApi, url: str
+) -> None:
+    _config(tmp_path)
+    _world(tmp_path)
+    refused = _hearth(tmp_path, "--gardener", "--once", ANTHROPIC_API_KEY="sk-wrong",
+                      ANTHROPIC_BASE_URL=url)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert refused.stderr.strip().count("\n") == 0 and "ANTHROPIC_API_KEY" in refused.stderr
+    assert standin.served == []
+    once = _hearth(tmp_path, "--gardener", "--once", ANTHROPIC_API_KEY="test-key",
+                   ANTHROPIC_BASE_URL=url)
+    assert once.returncode == 0, once.stdout + once.stderr
+    assert "decided by claude-haiku-5-5" in once.stdout
+    assert [r.path for r in standin.refused] == ["/v1/models"]  # the wrong key's, only
+    assert "Traceback" not in once.stdout + once.stderr
