@@ -22,7 +22,7 @@ from typing import Any
 import anthropic
 
 from adapters.claude_calls import describe
-from core.model_catalog import ADAPTIVE, facts, replacement
+from core.model_catalog import facts, replacement
 
 
 class ModelRefused(Exception):
@@ -60,9 +60,7 @@ class Lineup:
 
 def abilities_from_table(model: str) -> Abilities:
     known = facts(model)
-    if known is None or known.thinking != ADAPTIVE:
-        return Abilities()
-    return Abilities(known.efforts)
+    return Abilities(known.efforts) if known is not None else Abilities()
 
 
 def _abilities(info: Any) -> Abilities:

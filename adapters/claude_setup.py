@@ -15,8 +15,6 @@ within a deadline.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,13 +56,6 @@ class ClaudeParts:
     lineup: Lineup
     warnings: list[str] = field(default_factory=list)
     clients: list[anthropic.AsyncAnthropic] = field(default_factory=list)
-
-
-def account_of(api_key: str, base_url: str | None = None) -> str:
-    """A name for the key and endpoint requests go to, which tells nothing of the key:
-    thinking blocks are bound to the account that made them."""
-    where = base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
-    return hashlib.sha256(f"{where}\n{api_key}".encode()).hexdigest()[:16]
 
 
 def new_client(api_key: str, timeout: float) -> anthropic.AsyncAnthropic:
@@ -116,7 +107,7 @@ async def claude_parts(
         policy=CallPolicy(settings.max_retries, settings.timeout_seconds,
                           settings.retry_after_max_seconds),
         turn_deadline=settings.turn_deadline_seconds,
-        lineup=lineup, account=account_of(api_key))
+        lineup=lineup)
     parts = ClaudeParts(mind, None, lineup, list(lineup.warnings), [client])
     if narrator_model:
         told = make_client(api_key, settings.narrator_timeout_seconds)

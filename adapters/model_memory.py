@@ -88,12 +88,14 @@ class ModelMemory:
         """The model said the context is full: compact before the agent's next turn."""
         self._too_long.add(agent)
 
-    def compact(self, name: str) -> int:
-        """Fold the oldest turns into the summary if due; gives how many messages went."""
+    def compact(self, name: str, *, wait: bool = False) -> int:
+        """Fold the oldest turns into the summary if due; gives how many messages went.
+        `wait`: not now unless the model said its context is full (a mind may have a
+        reason to keep the start as it is for another turn)."""
         history = self.history(name)
         squeeze = name in self._too_long
         before = self._size(history)
-        if not squeeze and before <= self.compact_above_chars:
+        if not squeeze and (wait or before <= self.compact_above_chars):
             return 0
         self._too_long.discard(name)
         # After the model said its context was full, keep half as much as usual.

@@ -53,10 +53,11 @@ def _price(i: float, o: float, read: float | None = None, write: float | None = 
                  read if read is not None else i / 10, hour if hour is not None else i * 2)
 
 
-_ALL = ("low", "medium", "high", "max")
+_ALL = EFFORTS
+_UP_TO_MAX = ("low", "medium", "high", "max")
 
 CATALOG: dict[str, ModelFacts] = {m.id: m for m in (
-    ModelFacts("claude-fable-5-1", _price(10, 50, read=0.25), efforts=_ALL + ("xhigh",),
+    ModelFacts("claude-fable-5-1", _price(10, 50, read=0.25), efforts=_ALL,
                default_effort="high"),
     ModelFacts("claude-opus-5-5", _price(4, 20, read=0.20, write=5, hour=8), efforts=_ALL,
                default_effort="medium"),
@@ -72,14 +73,15 @@ CATALOG: dict[str, ModelFacts] = {m.id: m for m in (
                default_effort="high", legacy=True, replacement="claude-sonnet-5-5"),
     ModelFacts("claude-haiku-4-5", _price(1, 5), thinking=EXTENDED,
                replacement="claude-haiku-5-5"),
-    ModelFacts("claude-sonnet-4-6", _price(3, 15), efforts=_ALL, legacy=True,
+    ModelFacts("claude-sonnet-4-6", _price(3, 15), efforts=_UP_TO_MAX, legacy=True,
                replacement="claude-sonnet-5-5"),
-    ModelFacts("claude-opus-4-5", _price(5, 25), efforts=_ALL,
-               retires=dt.date(2027, 1, 22), replacement="claude-opus-5-5"),
+    ModelFacts("claude-opus-4-5", _price(5, 25), thinking=EXTENDED,
+               efforts=("low", "medium", "high"), retires=dt.date(2027, 1, 22),
+               replacement="claude-opus-5-5"),
     ModelFacts("claude-sonnet-4-5", _price(3, 15), thinking=EXTENDED,
                retires=dt.date(2026, 11, 30), replacement="claude-sonnet-5-5"),
     ModelFacts("claude-sonnet-4", _price(3, 15), thinking=EXTENDED,
-               retires=dt.date(2026, 5, 14), replacement="claude-sonnet-5-5"),
+               retires=dt.date(2026, 6, 15), replacement="claude-sonnet-5-5"),
     ModelFacts("claude-opus-4-1", _price(15, 75), thinking=EXTENDED,
                retires=dt.date(2026, 8, 5), replacement="claude-opus-5-5"),
 )}

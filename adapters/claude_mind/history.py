@@ -99,23 +99,34 @@ def close_open_calls(history: list[Message]) -> None:
 THINKING = frozenset({"thinking", "redacted_thinking"})
 
 
-def drop_thinking(history: list[Message], *, keep_open_exchange: bool) -> int:
+def exchange_open(history: Sequence[Message]) -> bool:
+    """Whether the newest message answers tool calls: the next request goes on with
+    that tool loop (a turn stopped by the action limit or a budget left it so)."""
+    return bool(history) and history[-1]["role"] == "user" and any(
+        b.get("type") == "tool_result" for b in history[-1]["content"])
+
+
+def drop_thinking(history: list[Message], *, even_open: bool = False) -> int:
     """Take the model's thinking out of turns that are over; gives how many blocks went.
 
-    The API needs thinking back only within a tool loop: the assistant message the
-    newest user message answers with tool results. Older thinking may be left out,
-    and Hearth leaves it out (the turn's record keeps it), so the history stays small
-    and every message is settled once its turn is over: a turn's messages change
-    this once, at the next turn's start, and never again, so the cached prefix up to
-    there holds. `keep_open_exchange=False` drops that last exchange's thinking too:
-    thinking is bound to the model and account that made it, and is refused elsewhere."""
-    keep = -1
-    if keep_open_exchange and len(history) >= 2 and history[-1]["role"] == "user" \
-            and any(b.get("type") == "tool_result" for b in history[-1]["content"]):
-        keep = len(history) - 2
+    The API needs thinking back only within a tool loop, and Hearth leaves older
+    thinking out (the turn's record keeps it), so the history stays small and a turn's
+    messages change once, at the next turn's start, and never again: the cached prefix
+    up to there holds.
+
+    While a tool loop is still open (the newest message answers tool calls), nothing is
+    dropped: the open exchange's thinking must go back unmodified, and it is bound to
+    the conversation before it, so that must not change either. It is dropped with the
+    rest at the start of the first turn that finds the loop closed. (Thinking made by
+    another model or under another account is left to the API, which drops blocks it
+    cannot read: https://platform.claude.com/docs/en/build-with-claude/thinking.)
+    `even_open`: drop it all the same (after compaction rewrote the start, the open
+    exchange's thinking is bound to a conversation that is gone)."""
+    if exchange_open(history) and not even_open:
+        return 0
     dropped = 0
     for i, message in enumerate(history):
-        if i == keep or message["role"] != "assistant":
+        if message["role"] != "assistant":
             continue
         content = message["content"]
         kept = [b for b in content if b.get("type") not in THINKING]

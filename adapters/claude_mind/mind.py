@@ -107,7 +107,6 @@ class ClaudeMind:
         policy: CallPolicy | None = None,
         turn_deadline: float = 300.0,
         lineup: Lineup | None = None,
-        account: str = "",
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
@@ -120,12 +119,7 @@ class ClaudeMind:
         """Seconds one turn may spend on the API, retries and waits included."""
         self.lineup = lineup or Lineup()
         """What the check before the run learnt of each model (its efforts, its limits)."""
-        self.account = account
-        """Names the key and endpoint the requests go to, without the key: thinking
-        made under another account is left out of what is sent."""
         self.clock = clock
-        self._made_by: dict[str, tuple[str, str] | None] = {}
-        """Per agent: (model, account) its stored history was last sent under."""
         self.memory = ModelMemory(
             compact=compact, size=history_chars, problem=_history_problem,
             compact_above_chars=compact_above_chars, keep_recent_chars=keep_recent_chars,
@@ -148,30 +142,21 @@ class ClaudeMind:
         system = self._systems.get(name)
         if system is None:
             system = self._systems[name] = system_blocks(name, profile.personality)
-        folded = self.memory.compact(name)
-        # Thinking is bound to its model, account and the conversation before it: the
-        # open exchange keeps its thinking only if none of the three changed.
-        same = self._made_by.get(name) == (profile.model, self.account) and not folded
-        h.drop_thinking(self.memory.history(name), keep_open_exchange=same)
-        self._made_by[name] = (profile.model, self.account)
+        history = self.memory.history(name)
+        # Compaction rewrites the start, which the open exchange's thinking is bound to:
+        # it waits for a turn that finds the loop closed, unless the context is full.
+        folded = self.memory.compact(name, wait=h.exchange_open(history))
+        h.drop_thinking(self.memory.history(name), even_open=folded > 0)
         turn = ClaudeTurn(self, start, profile, self.memory.history(name), system,
                           self._tool_params(start.tools))
         turn.folded = folded
         return turn
 
     def get_state(self, agent: AgentName) -> Mapping[str, Any]:
-        made_by = self._made_by.get(agent)
-        state = dict(self.memory.state(agent))
-        if made_by is not None:
-            state["model"], state["account"] = made_by
-        return state
+        return self.memory.state(agent)
 
     def set_state(self, agent: AgentName, state: Mapping[str, Any]) -> None:
         self.memory.restore(agent, state)
-        model = state.get("model") if isinstance(state, Mapping) else None
-        account = state.get("account") if isinstance(state, Mapping) else None
-        self._made_by[agent] = ((model, account) if isinstance(model, str)
-                                and isinstance(account, str) else None)
 
     def request_options(self, profile: ClaudeProfile) -> dict[str, Any]:
         """What each request for this agent carries besides the conversation."""
