@@ -60,6 +60,19 @@ def compact(
     return rest, new_summary, cut
 
 
+def fold_all(
+    history: list[dict[str, Any]], summary: str, *, summary_chars: int,
+) -> tuple[list[dict[str, Any]], str, int]:
+    """Fold every message into the summary, which then stands alone as a user message
+    (the next perception joins it). For a tool loop left open when the start had to
+    change: its thinking is bound to that start, and cannot go back without it."""
+    lines = summary.splitlines() if summary else []
+    lines += summary_lines(history)
+    new_summary = newest_lines(lines, summary_chars)
+    opening = {"role": "user", "content": [{"type": "text", "text": SUMMARY_HEAD + new_summary}]}
+    return [opening], new_summary, len(history)
+
+
 def summary_lines(messages: Iterable[Mapping[str, Any]]) -> list[str]:
     """A line for each moment, thing done, outcome and thing said, in order."""
     lines: list[str] = []

@@ -120,8 +120,7 @@ def drop_thinking(history: list[Message], *, even_open: bool = False) -> int:
     rest at the start of the first turn that finds the loop closed. (Thinking made by
     another model or under another account is left to the API, which drops blocks it
     cannot read: https://platform.claude.com/docs/en/build-with-claude/thinking.)
-    `even_open`: drop it all the same (after compaction rewrote the start, the open
-    exchange's thinking is bound to a conversation that is gone)."""
+    `even_open`: drop it all the same."""
     if exchange_open(history) and not even_open:
         return 0
     dropped = 0

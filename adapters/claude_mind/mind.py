@@ -48,7 +48,7 @@ from adapters.claude_calls import (
     prompt_too_long,
 )
 from adapters.claude_mind import history as h
-from adapters.claude_mind.compaction import compact, history_chars
+from adapters.claude_mind.compaction import compact, fold_all, history_chars
 from adapters.claude_mind.prompt import system_blocks, tool_params
 from adapters.claude_models import Lineup
 from adapters.model_memory import ModelMemory, write_trace
@@ -146,7 +146,9 @@ class ClaudeMind:
         # Compaction rewrites the start, which the open exchange's thinking is bound to:
         # it waits for a turn that finds the loop closed, unless the context is full.
         folded = self.memory.compact(name, wait=h.exchange_open(history))
-        h.drop_thinking(self.memory.history(name), even_open=folded > 0)
+        if folded and h.exchange_open(self.memory.history(name)):
+            folded += self._fold_open_loop(name)
+        h.drop_thinking(self.memory.history(name))
         turn = ClaudeTurn(self, start, profile, self.memory.history(name), system,
                           self._tool_params(start.tools))
         turn.folded = folded
@@ -157,6 +159,16 @@ class ClaudeMind:
 
     def set_state(self, agent: AgentName, state: Mapping[str, Any]) -> None:
         self.memory.restore(agent, state)
+
+    def _fold_open_loop(self, name: str) -> int:
+        """The context was full and the start changed under an open tool loop, whose
+        thinking is bound to that start: fold the rest, loop included, into the summary
+        (its thinking stays in the turns' records)."""
+        state = self.memory.state(name)
+        kept, summary, folded = fold_all(list(state["messages"]), str(state["summary"]),
+                                         summary_chars=self.memory.summary_max_chars)
+        self.memory.restore(name, {"messages": kept, "summary": summary})
+        return folded
 
     def request_options(self, profile: ClaudeProfile) -> dict[str, Any]:
         """What each request for this agent carries besides the conversation."""
