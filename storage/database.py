@@ -36,7 +36,6 @@ from storage.migrations import apply_migrations
 from storage.schema import HEARTH_TABLES, LATEST_VERSION
 from storage.wal_checkpointer import SAFETY_PAGES, WalCheckpointer
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 
 
@@ -48,25 +47,41 @@ class FileInfo:
     tables: frozenset[str]
 
 
-def probe(path: Path) -> FileInfo:
-    """Inspect an existing file without changing it: is it ours, which version, intact?"""
+def header_version(path: Path) -> int:
+    """The schema version in a file's header, read without disturbing anyone using it.
+
+    Never read a world file with `open()` in a process that may hold SQLite connections
+    to it: POSIX record locks belong to the process, so closing any descriptor of the
+    file drops every lock SQLite holds there, and another process may then checkpoint
+    and delete the -wal and -shm files this one is still writing into (committed ticks
+    lost). SQLite keeps its own descriptors open while locks are held, so the header is
+    read through SQLite, opened immutable: no locks taken, no -shm made, and a newer
+    file is refused before a normal open could leave anything behind."""
     try:
-        with path.open("rb") as fh:
-            header = fh.read(100)
+        size = path.stat().st_size
     except OSError as exc:
         raise StorageError(f"{path}: cannot read the world file ({exc.strerror})") from None
-    if not header:
+    if size == 0:
         raise NotAWorldError(
             f"{path}: the file is empty, not a Hearth world; move it aside to start a new world"
         )
-    if not header.startswith(SQLITE_HEADER):
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    except sqlite3.Error as exc:
+        raise StorageError(f"{path}: cannot open the world file ({exc})") from None
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.DatabaseError:
         raise NotAWorldError(
             f"{path}: not an SQLite database, so not a Hearth world; it was left untouched"
-        )
-    # user_version sits at offset 60 of the header. Reading it from the bytes lets a
-    # newer file be refused before SQLite opens it (and before -wal/-shm appear).
-    if len(header) == 100:
-        _refuse_newer(path, int.from_bytes(header[60:64], "big"))
+        ) from None
+    finally:
+        conn.close()
+
+
+def probe(path: Path) -> FileInfo:
+    """Inspect an existing file without changing it: is it ours, which version, intact?"""
+    _refuse_newer(path, header_version(path))
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as exc:

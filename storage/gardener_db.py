@@ -35,7 +35,7 @@ from types import TracebackType
 from typing import Any
 
 from core.gardener import Level
-from storage.database import SQLITE_HEADER, utc_stamp
+from storage.database import header_version, utc_stamp
 from storage.errors import (
     CorruptDatabaseError,
     NewerSchemaError,
@@ -122,18 +122,10 @@ class GardenerStore:
                 f"{path}: no world database here; make the world with `hearth` first "
                 "(the Gardener never creates one)")
         try:
-            with path.open("rb") as fh:
-                header = fh.read(100)
-        except OSError as exc:
-            raise StorageError(f"{path}: cannot read the world file ({exc.strerror})") from None
-        if not header:
-            raise NotAWorldError(f"{path}: the file is empty, not a Hearth world; point the "
-                                 "Gardener at a world's world.db")
-        if not header.startswith(SQLITE_HEADER):
-            raise NotAWorldError(f"{path}: not an SQLite database, so not a Hearth world; "
-                                 "point the Gardener at a world's world.db")
-        if len(header) == 100:  # user_version sits at offset 60
-            GardenerStore._refuse_newer(path, int.from_bytes(header[60:64], "big"))
+            version = header_version(path)  # never open(): see storage/database.py
+        except NotAWorldError as exc:
+            raise NotAWorldError(f"{exc}; point the Gardener at a world's world.db") from None
+        GardenerStore._refuse_newer(path, version)
 
     @staticmethod
     def _refuse_newer(path: Path, version: int) -> None:
