@@ -55,7 +55,7 @@ from services.mind import Mind
 from services.status import WorldStatus, world_status
 from services.world_setup import NewWorld, WorldSetupError, plan_world, write_world
 from services.world_view import world_picture
-from storage import Storage, StorageError
+from storage import Storage, StorageError, WorldLock
 from storage.database import backup_to, utc_stamp
 from storage.homes import AgentHomes
 
@@ -357,13 +357,18 @@ async def init_world(
             )
         except WorldSetupError as exc:
             raise CliError(str(exc), EXIT_USAGE) from None
-    if exists:
-        saved = set_aside(env, [a.name for a in world.agents])
-        print(f"The previous world was saved to {saved}")
     homes = AgentHomes(env.agents_dir)
-    async with Storage(env.data_dir, synchronous=config.settings.storage.synchronous) as storage:
-        await write_world(storage, world, config, homes)
-        db_path = storage.db_path
+    with WorldLock(env.data_dir):  # refused while another process changes this world
+        if Storage.world_exists(env.data_dir) != exists:
+            raise CliError(f"{env.data_dir}: the world changed while this one was being "
+                           "made; nothing was written", EXIT_RUNTIME)
+        if exists:
+            saved = set_aside(env, [a.name for a in world.agents])
+            print(f"The previous world was saved to {saved}")
+        async with Storage(env.data_dir,
+                           synchronous=config.settings.storage.synchronous) as storage:
+            await write_world(storage, world, config, homes)
+            db_path = storage.db_path
     print(describe_new_world(world, db_path, homes))
     return EXIT_OK
 

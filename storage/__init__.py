@@ -16,7 +16,7 @@ import asyncio
 from pathlib import Path
 from types import TracebackType
 
-from storage.database import Database
+from storage.database import Database, header_version
 from storage.errors import (
     CorruptDatabaseError,
     MigrationError,
@@ -38,6 +38,7 @@ from storage.schema import LATEST_VERSION
 from storage.snapshots import SnapshotManager
 from storage.traces import TraceWriter
 from storage.unit_of_work import UnitOfWork
+from storage.world_lock import WorldBusyError, WorldLock
 from storage.writer import BackgroundWriter
 
 DB_FILENAME = "world.db"
@@ -56,6 +57,8 @@ __all__ = [
     "StorageError",
     "TraceWriter",
     "UnitOfWork",
+    "WorldBusyError",
+    "WorldLock",
     "WorldNotFoundError",
 ]
 
@@ -85,6 +88,7 @@ class Storage:
         self.traces = TraceWriter(self.data_dir / "traces")
         self._db: Database | None = None
         self._writer: BackgroundWriter | None = None
+        self._lock: WorldLock | None = None
 
     @staticmethod
     def world_exists(data_dir: Path) -> bool:
@@ -97,13 +101,23 @@ class Storage:
         return self._db
 
     async def open(self) -> Storage:
-        self._db = await Database.open(
-            self.db_path,
-            create=self._create,
-            read_only=self._read_only,
-            synchronous=self._synchronous,
-            backups_dir=self.data_dir / "backups",
-        )
+        exists = self.db_path.exists()
+        if exists:
+            header_version(self.db_path)  # a file that is no world: refused, nothing made
+        if not self._read_only and (exists or self._create):
+            # one writer per world (storage/world_lock.py)
+            self._lock = WorldLock(self.data_dir).acquire()
+        try:
+            self._db = await Database.open(
+                self.db_path,
+                create=self._create,
+                read_only=self._read_only,
+                synchronous=self._synchronous,
+                backups_dir=self.data_dir / "backups",
+            )
+        except BaseException:
+            self._release_lock()
+            raise
         self.world = WorldRepository(self._db)
         self.agents = AgentRepository(self._db)
         self.objects = ObjectRepository(self._db)
@@ -131,6 +145,12 @@ class Storage:
         if self._db is not None:
             await self._db.close()
             self._db = None
+        self._release_lock()
+
+    def _release_lock(self) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.release()
 
     async def __aenter__(self) -> Storage:
         return await self.open()

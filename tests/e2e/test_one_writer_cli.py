@@ -1,0 +1,98 @@
+"""One world, one writer: a second process that would change a world is refused.
+
+Real processes throughout: a `hearth --run` that is living the world, and beside it
+a second `--run` and an `--init --force`, each of which must be refused in one line
+naming who holds the world, while the first ends exactly as an undisturbed run.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[2]
+TICKS = "300"
+WORLD = ("--seed", "11", "--size", "200x160", "--agents", "150")  # ~20 ms a tick
+
+
+def _args(where: Path, *args: str) -> list[str]:
+    return [sys.executable, str(PROJECT / "main.py"), "--data-dir", str(where / "data"),
+            "--agents-dir", str(where / "agents"), *args]
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+
+
+def _hearth(where: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(_args(where, *args), capture_output=True, text=True, timeout=300,
+                          cwd=PROJECT, env=_env())
+
+
+def _world_rows(where: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    db = sqlite3.connect(f"{(where / 'data' / 'world.db').as_uri()}?mode=ro", uri=True)
+    try:
+        return (db.execute("SELECT tick, weather FROM world_state").fetchall(),
+                db.execute("SELECT tick, agent, mind, actions, ended FROM turns "
+                           "ORDER BY tick, agent").fetchall(),
+                db.execute("SELECT name, x, y FROM agents ORDER BY name").fetchall())
+    finally:
+        db.close()
+
+
+def _lines(where: Path) -> int:
+    return len((where / "data" / "events.jsonl").read_text().splitlines())
+
+
+def test_a_second_writer_is_refused_and_the_first_ends_as_if_alone(tmp_path: Path) -> None:
+    alone, busy = tmp_path / "alone", tmp_path / "busy"
+    for where in (alone, busy):
+        assert _hearth(where, "--init", *WORLD).returncode == 0
+    undisturbed = subprocess.Popen(_args(alone, "--run", TICKS, "--quiet"),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   cwd=PROJECT, env=_env())
+    first = subprocess.Popen(_args(busy, "--run", TICKS, "--quiet"), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=PROJECT, env=_env())
+    try:
+        lock = busy / "data" / "writer.lock"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (lock.exists() and lock.stat().st_size):
+            time.sleep(0.02)
+        assert first.poll() is None, "the first run ended before the second could try"
+        second = _hearth(busy, "--run", "3")
+        replace = _hearth(busy, "--init", "--force", "--seed", "3", "--size", "48x40")
+        assert first.poll() is None, "the first run ended before both had tried"
+    finally:
+        out, err = first.communicate(timeout=300)
+        assert undisturbed.wait(timeout=300) == 0
+    assert first.returncode == 0, out + err
+
+    for refused in (second, replace):
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1, lines
+        assert f"process {first.pid} " in lines[0] and "--run" in lines[0]
+        assert "Traceback" not in refused.stdout + refused.stderr
+    assert not (busy / "data" / "backups").exists()  # --force set nothing aside
+    assert _world_rows(busy) == _world_rows(alone)
+    assert _lines(busy) == _lines(alone)
+
+
+def test_a_writer_that_died_leaves_no_lock_behind(tmp_path: Path) -> None:
+    """The OS lets go of a dead process's lock: the next run is not refused."""
+    assert _hearth(tmp_path, "--init", "--seed", "11", "--size", "48x40").returncode == 0
+    run = subprocess.Popen(_args(tmp_path, "--run", "100000", "--quiet"),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=PROJECT,
+                           env=_env())
+    lock = tmp_path / "data" / "writer.lock"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (lock.exists() and lock.stat().st_size):
+        time.sleep(0.02)
+    run.kill()
+    run.wait(timeout=30)
+    again = _hearth(tmp_path, "--run", "2", "--quiet")
+    assert again.returncode == 0, again.stdout + again.stderr
