@@ -53,11 +53,11 @@ from observe.worldmap import render_terminal_map, supports_color, write_png
 from services.budget import Budgets, SpendMeter, UnpricedModel, requests_in_record
 from services.mind import Mind
 from services.status import WorldStatus, world_status
-from services.world_setup import NewWorld, WorldSetupError, plan_world, write_world
+from services.world_setup import NewWorld, WorldSetupError, plan_world, status_text, write_world
 from services.world_view import world_picture
 from storage import Storage, StorageError, WorldLock
-from storage.database import backup_to, utc_stamp
 from storage.homes import AgentHomes
+from storage.world_files import install, new_staging, recover, set_aside
 
 if TYPE_CHECKING:
     from adapters.claude_mind import ClaudeMind
@@ -282,28 +282,6 @@ async def show_status(env: RuntimeEnv, config: HearthConfig, as_json: bool) -> i
     return EXIT_OK if status.initialised else EXIT_RUNTIME
 
 
-def set_aside(env: RuntimeEnv, names: Sequence[str]) -> Path:
-    """Back up an existing world, its event log and the homes a new world would reuse."""
-    data_dir = env.data_dir
-    db = data_dir / "world.db"
-    stamp = utc_stamp()
-    backups = data_dir / "backups"
-    saved = backup_to(db, backups / f"world.replaced.{stamp}.db")
-    for suffix in ("", "-wal", "-shm"):
-        (data_dir / f"world.db{suffix}").unlink(missing_ok=True)
-    events = data_dir / "events.jsonl"
-    if events.exists():
-        events.replace(backups / f"events.replaced.{stamp}.jsonl")
-    # An agent's files are their inner life: never deleted, moved aside with the world.
-    homes = AgentHomes(env.agents_dir)
-    for name in names:
-        if homes.exists(name):
-            target = backups / f"agents.replaced.{stamp}" / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(homes.path(name)), str(target))
-    return saved
-
-
 def _available_memory() -> int | None:
     """Bytes of memory the system could give us now, or None if unknown."""
     try:
@@ -359,16 +337,24 @@ async def init_world(
             raise CliError(str(exc), EXIT_USAGE) from None
     homes = AgentHomes(env.agents_dir)
     with WorldLock(env.data_dir):  # refused while another process changes this world
+        for line in recover(env.data_dir, homes.root):
+            print(line, file=sys.stderr)
         if Storage.world_exists(env.data_dir) != exists:
             raise CliError(f"{env.data_dir}: the world changed while this one was being "
                            "made; nothing was written", EXIT_RUNTIME)
-        if exists:
-            saved = set_aside(env, [a.name for a in world.agents])
-            print(f"The previous world was saved to {saved}")
-        async with Storage(env.data_dir,
+        # Built aside and moved in whole (storage/world_files.py): a killed --init leaves
+        # no half world, and the old world stays whole until the new one is ready.
+        staging = new_staging(env.data_dir)
+        async with Storage(staging,
                            synchronous=config.settings.storage.synchronous) as storage:
-            await write_world(storage, world, config, homes)
-            db_path = storage.db_path
+            await write_world(storage, world, config)
+        if exists:
+            saved = set_aside(env.data_dir, [homes.path(a.name) for a in world.agents
+                                             if homes.exists(a.name)])
+            print(f"The previous world was saved to {saved}")
+        db_path = install(staging, env.data_dir)
+        for agent in world.agents:
+            homes.create(agent.name, status_text(agent, world.state, config))
     print(describe_new_world(world, db_path, homes))
     return EXIT_OK
 

@@ -55,8 +55,9 @@ def header_version(path: Path) -> int:
     file drops every lock SQLite holds there, and another process may then checkpoint
     and delete the -wal and -shm files this one is still writing into (committed ticks
     lost). SQLite keeps its own descriptors open while locks are held, so the header is
-    read through SQLite, opened immutable: no locks taken, no -shm made, and a newer
-    file is refused before a normal open could leave anything behind."""
+    read through SQLite: first opened immutable (no locks taken, no -wal or -shm made,
+    so a newer file is refused untouched), and if that read met pages a running
+    checkpoint was rewriting, again read-only with SQLite's usual locks."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -66,15 +67,28 @@ def header_version(path: Path) -> int:
             f"{path}: the file is empty, not a Hearth world; move it aside to start a new world"
         )
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        return _user_version(path, "mode=ro&immutable=1")
+    except sqlite3.DatabaseError:
+        pass  # a checkpoint was rewriting pages as they were read: read again, with locks
     except sqlite3.Error as exc:
         raise StorageError(f"{path}: cannot open the world file ({exc})") from None
     try:
-        return int(conn.execute("PRAGMA user_version").fetchone()[0])
-    except sqlite3.DatabaseError:
-        raise NotAWorldError(
-            f"{path}: not an SQLite database, so not a Hearth world; it was left untouched"
+        return _user_version(path, "mode=ro")
+    except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc):
+            raise NotAWorldError(f"{path}: not an SQLite database, so not a Hearth world; "
+                                 "it was left untouched") from None
+        raise CorruptDatabaseError(
+            f"{path}: the database could not be read ({exc}); it was left untouched"
         ) from None
+    except sqlite3.Error as exc:
+        raise StorageError(f"{path}: cannot open the world file ({exc})") from None
+
+
+def _user_version(path: Path, mode: str) -> int:
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, timeout=30)
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
     finally:
         conn.close()
 

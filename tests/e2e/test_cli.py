@@ -75,7 +75,7 @@ def test_init_force_backs_up_the_old_world(capsys, dirs) -> None:
     assert hearth(capsys, dirs, "--init", "--seed", "1")[0] == 0
     code, out, err = hearth(capsys, dirs, "--init", "--seed", "2", "--force")
     assert code == 0, err
-    backups = list((dirs[0] / "backups").glob("world.replaced.*.db"))
+    backups = list((dirs[0] / "backups").glob("world.replaced.*/world.db"))
     assert len(backups) == 1
     old = sqlite3.connect(backups[0])
     assert old.execute("SELECT seed FROM world_state").fetchone() == (1,)

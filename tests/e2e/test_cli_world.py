@@ -230,8 +230,9 @@ def test_force_backs_up_the_world_and_moves_old_homes_aside(capsys, dirs) -> Non
     assert "previous world was saved to" in out
 
     backups = data / "backups"
-    saved = list(backups.glob("world.replaced.*.db"))
-    assert len(saved) == 1 and str(saved[0]) in out
+    [folder] = list(backups.glob("world.replaced.*"))  # the whole old world, as one
+    assert str(folder) in out
+    saved = [folder / "world.db"]
     conn = sqlite3.connect(saved[0])
     try:
         assert conn.execute("SELECT seed FROM world_state").fetchone() == (1,)
@@ -240,8 +241,7 @@ def test_force_backs_up_the_world_and_moves_old_homes_aside(capsys, dirs) -> Non
         conn.close()
     assert stored == {name: f"{x},{y}" for name, (x, y) in old.items()}
 
-    stamp = saved[0].name.removeprefix("world.replaced.").removesuffix(".db")
-    moved = backups / f"agents.replaced.{stamp}"
+    moved = folder / "agents"
     assert sorted(p.name for p in moved.iterdir()) == sorted(CONFIGURED)
     assert (moved / "Ember" / "journal.md").read_text() == (
         "Day one. I found a bent branch by the water.\n"
@@ -267,7 +267,7 @@ def test_force_only_moves_the_homes_the_new_world_reuses(capsys, dirs) -> None:
         (homes / name / "journal.md").write_text(f"{name} was here.\n")
 
     create(capsys, dirs, "--seed", "4", "--size", SIZE, "--agents", "1", "--force")
-    moved = list((dirs[0] / "backups").glob("agents.replaced.*"))
+    moved = list((dirs[0] / "backups").glob("world.replaced.*/agents"))
     assert len(moved) == 1
     assert [p.name for p in moved[0].iterdir()] == ["Ember"], "only the reused home moves"
     for name in ("Sage", extra[0]):

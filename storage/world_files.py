@@ -1,0 +1,145 @@
+"""A world's files change whole or not at all: made aside and moved in, set aside as one.
+
+    with WorldLock(data_dir):
+        recover(data_dir)                      # finish or undo what a killed process left
+        staging = new_staging(data_dir)        # build the new world.db in here
+        ...
+        saved = set_aside(data_dir, homes)     # the old world, all of it, as one backup
+        install(staging, data_dir)             # world.db appears in one rename
+
+A world is its database and the files beside it: the event log, the undo logs of
+turns in flight, snapshots and traces (and the agents' homes, which live elsewhere).
+Their only commit point is a rename, which the OS does whole:
+
+- A new world is written in `data/.staging-STAMP/` and its world.db renamed into
+  place last. Until then the folder has no world.db, so a killed `--init` leaves
+  nothing a later `--init` must force (the staging folder is cleared by `recover`).
+- An old world is set aside by moving each of its files into
+  `backups/.partial-STAMP/`, world.db (with its -wal and -shm) last, then renaming
+  that folder to `backups/world.replaced.STAMP/`. A partial folder holding world.db
+  is therefore complete and `recover` finishes the rename; one without it is put
+  back, so the data folder holds the whole old world again. No backup ever carries
+  a complete-looking name unless it is complete.
+
+Every step runs under the world's writer lock (storage/world_lock.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+from storage.database import utc_stamp
+
+DB = "world.db"
+SIDE_FILES = ("events.jsonl", "undo", "snapshots", "traces")
+"""What belongs to one world in its data folder besides the database."""
+STAGING = ".staging-"
+PARTIAL = ".partial-"
+HOMES = "agents"
+"""Inside a backup: the homes of the agents set aside with their world."""
+
+
+def new_staging(data_dir: Path) -> Path:
+    """An empty folder to build a new world in, inside the data folder (same disk)."""
+    staging = data_dir / f"{STAGING}{utc_stamp()}"
+    staging.mkdir(parents=True)
+    return staging
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _settle(db: Path) -> None:
+    """Fold the write-ahead log into the file, so the file alone is the whole world."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        conn.execute("PRAGMA synchronous=FULL")  # the checkpoint syncs the file
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("PRAGMA journal_mode=DELETE")  # removes -wal and -shm
+    finally:
+        conn.close()
+
+
+def install(staging: Path, data_dir: Path) -> Path:
+    """Move a world built in `staging` into the data folder: one rename makes it live."""
+    built = staging / DB
+    _settle(built)
+    target = data_dir / DB
+    os.replace(built, target)
+    _fsync_dir(data_dir)
+    shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _move(source: Path, folder: Path) -> None:
+    if source.exists() or source.is_symlink():
+        folder.mkdir(parents=True, exist_ok=True)
+        os.replace(source, folder / source.name)
+
+
+def set_aside(data_dir: Path, homes: Iterable[Path] = ()) -> Path:
+    """Move the whole world in `data_dir` (and the given homes) into one dated backup;
+    gives its folder. The database goes last: see the module's docstring."""
+    stamp = utc_stamp()
+    backups = data_dir / "backups"
+    partial = backups / f"{PARTIAL}{stamp}"
+    partial.mkdir(parents=True)
+    for name in SIDE_FILES:
+        _move(data_dir / name, partial)
+    for home in homes:
+        _move(home, partial / HOMES)
+    for suffix in ("-wal", "-shm", ""):  # the log before the file it belongs to
+        _move(data_dir / f"{DB}{suffix}", partial)
+    _fsync_dir(partial)
+    final = backups / f"world.replaced.{stamp}"
+    os.replace(partial, final)
+    _fsync_dir(backups)
+    return final
+
+
+def recover(data_dir: Path, homes_root: Path | None = None) -> list[str]:
+    """Finish or undo what a killed `--init` left; gives a line per thing done."""
+    done: list[str] = []
+    if not data_dir.is_dir():
+        return done
+    for staging in sorted(data_dir.glob(f"{STAGING}*")):
+        shutil.rmtree(staging, ignore_errors=True)
+        done.append(f"removed {staging.name}, a world an interrupted --init had not finished")
+    backups = data_dir / "backups"
+    for partial in sorted(backups.glob(f"{PARTIAL}*")) if backups.is_dir() else []:
+        stamp = partial.name.removeprefix(PARTIAL)
+        if (partial / DB).exists():  # everything was moved: it is whole
+            final = backups / f"world.replaced.{stamp}"
+            os.replace(partial, final)
+            done.append(f"finished setting the old world aside in {final}")
+            continue
+        for item in sorted(partial.iterdir()):  # not whole: put it back where it was
+            if item.name == HOMES and homes_root is not None:
+                for home in sorted(item.iterdir()):
+                    if not (homes_root / home.name).exists():
+                        homes_root.mkdir(parents=True, exist_ok=True)
+                        os.replace(home, homes_root / home.name)
+                continue
+            if not (data_dir / item.name).exists():
+                os.replace(item, data_dir / item.name)
+        if not any(partial.rglob("*")):
+            shutil.rmtree(partial, ignore_errors=True)
+        else:  # something could not go back without overwriting: keep it, named as partial
+            continue
+        done.append("put back the parts of the old world an interrupted --init --force "
+                    "had begun to move")
+    return done
