@@ -436,6 +436,7 @@ async def open_world(
     _choose_minds([], config, mind, env)  # refuses Claude without a key, before anything
     exists = Storage.world_exists(env.data_dir)
     if not exists and create:
+        await _check_claude_before_a_world(config, env, mind)
         print("No world yet: creating one.")
         await init_world(env, config)
     elif exists:
@@ -533,6 +534,7 @@ async def run_world(
     notes = sys.stderr if as_json else sys.stdout
     _choose_minds([], config, mind, env)  # refuses Claude without a key, before anything
     if not Storage.world_exists(env.data_dir):
+        await _check_claude_before_a_world(config, env, mind)
         print("No world yet: creating one.", file=notes)
         with contextlib.redirect_stdout(notes):
             await init_world(env, config)
@@ -548,8 +550,21 @@ async def run_world(
             done = len(await storage.engine.turns_done(engine.tick))
             print(f"Resuming tick {engine.tick}, interrupted after {done} turn(s).", file=notes)
         loop = asyncio.get_running_loop()
+        this = asyncio.current_task()
+        asked: list[int] = []
+
+        def stop(sig: int) -> None:
+            """Ctrl+C: finish the turns in flight and stop; again: stop now."""
+            asked.append(sig)
+            if len(asked) == 1:
+                print("Stopping after the turns in flight (Ctrl+C again to stop now)...",
+                      file=sys.stderr, flush=True)
+                engine.request_stop()
+            elif this is not None:
+                this.cancel()
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, engine.request_stop)
+            loop.add_signal_handler(sig, stop, sig)
         summary = RunSummary()
         try:
             for _ in range(count):
@@ -564,16 +579,28 @@ async def run_world(
                     sys.stdout.flush()
                 if engine.stop_requested:
                     break
+        except asyncio.CancelledError:
+            if len(asked) < 2:
+                raise
+            cut_short = True
+        else:
+            cut_short = False
         finally:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
             await engine.close()  # waits for a snapshot still being written; closes clients
+        if cut_short:
+            print(f"Stopped at once at tick {engine.tick}: what was committed is saved; the "
+                  "turns in flight were dropped and are taken again next run.", file=notes)
+            return EXIT_INTERRUPTED
         for line in summary.lines():
             print(line, file=notes)
         if claude is not None:
+            used = meter.usage
             print(f"language-model spend this run: ${meter.run:.4f} "
-                  f"({meter.usage.input:,} tokens in, {meter.usage.output:,} out, "
-                  f"{meter.usage.cache_read:,} read from cache)", file=notes)
+                  f"({used.input:,} tokens in, {used.output:,} out, "
+                  f"{used.cache_write + used.cache_write_1h:,} written to cache, "
+                  f"{used.cache_read:,} read from it)", file=notes)
         if engine.halted is not None:
             print(f"Stopped at tick {engine.tick}: {engine.halted}. Everything done so far is "
                   "saved; the agents who had not acted act when the run goes on.", file=notes)
@@ -620,6 +647,7 @@ async def wire_engine(
             engine.request_stop()
 
     parts = await _claude_parts(speakers, config, env, storage, meter, reached)
+    await _check_prices(meter, speakers, config, parts)
     claude = parts.mind if parts is not None else None
     narrator = parts.narrator if parts is not None else None
     local = _local_minds([a for a in residents if kinds[a.name] == LOCAL], config, storage)
@@ -631,6 +659,10 @@ async def wire_engine(
         storage, config, mind=offline, agents_dir=env.agents_dir, minds=minds,
         narrator=narrator, scene_narrator=narrator,
     )
+    if claude is not None:  # once stopping, no turn asks again and nothing is retold
+        claude.stopping = lambda: engine.stop_requested
+    if narrator is not None:
+        narrator.stopping = lambda: engine.stop_requested
     clients = {id(m.client): m.client for m in local.values()}
     for client in parts.clients if parts is not None else ():
         clients[id(client)] = client
@@ -640,6 +672,33 @@ async def wire_engine(
 
 def _prices(config: HearthConfig) -> dict[str, Price]:
     return config.settings.claude.price_table()
+
+
+async def _check_claude_before_a_world(config: HearthConfig, env: RuntimeEnv,
+                                       mind: str | None) -> None:
+    """Before a world is made for a run Claude will speak in: a key the API refuses, or a
+    model it no longer serves, stops the program now rather than after the making.
+    (Warnings wait for the run's own check, so each is said once.)"""
+    configured = [a.name for a in config.agents.agents]
+    kinds = _choose_minds(configured, config, mind, env)
+    models = {a.model_id: [a.name] for a in config.agents.agents if kinds[a.name] == CLAUDE}
+    if not models or env.api_key is None:
+        return
+    narrator = config.settings.claude.narrator_model
+    if narrator:
+        models.setdefault(narrator, ["the narrator"])
+    from adapters.claude_models import KeyRefused, ModelRefused, check_models
+    from adapters.claude_setup import new_client
+
+    client = new_client(env.api_key, config.settings.claude.timeout_seconds)
+    try:
+        await check_models(client, models, datetime.date.today())
+    except KeyRefused as exc:
+        raise CliError(str(exc), EXIT_RUNTIME) from None
+    except ModelRefused as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    finally:
+        await client.close()
 
 
 def _as_agents_yaml_says(residents: list[Agent], config: HearthConfig) -> list[Agent]:
@@ -680,9 +739,7 @@ def _choose_minds(
 async def _spend_meter(
     residents: list[Agent], config: HearthConfig, storage: Storage, tick: int
 ) -> SpendMeter:
-    """This run's meter: the price table, the budgets, and what today already cost.
-
-    A model with no price is refused here, before anything runs."""
+    """This run's meter: the price table, the budgets, and what today already cost."""
     ticks_per_day = config.settings.time.ticks_per_day
     start_hour = config.settings.time.start_hour
     budgets = config.settings.claude.budgets
@@ -695,13 +752,28 @@ async def _spend_meter(
         _prices(config),
         Budgets(budgets.per_run, budgets.per_agent_per_day, budgets.per_tick),
         ticks_per_day, earlier, now=tick, start_hour=start_hour)
+    return meter
+
+
+async def _check_prices(meter: SpendMeter, residents: list[Agent], config: HearthConfig,
+                        parts: ClaudeParts | None) -> None:
+    """Every model Claude speaks through has a price (after the models were found to
+    exist, so a retired or misspelt id is named as such, not as unpriced)."""
     narrator = config.settings.claude.narrator_model
+    from core.model_catalog import facts
+
+    used = {a.model_id for a in config.agents.agents} | {narrator, config.settings.gardener.model}
+    for model in sorted(config.settings.claude.prices):
+        if facts(model) is None and model not in used:
+            print(f"warning: settings.yaml prices {model}, a model Hearth does not know and "
+                  "nobody here uses (a typo?)", file=sys.stderr)
     try:
         meter.check_models([a.model_id for a in residents]
                            + ([narrator] if narrator and residents else []))
     except UnpricedModel as exc:
+        for client in parts.clients if parts is not None else ():
+            await client.close()
         raise CliError(f"config error: {exc}", EXIT_USAGE) from None
-    return meter
 
 
 async def _claude_parts(
@@ -849,8 +921,10 @@ async def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int
     settings = config.settings.gardener
     if env.api_key is None or not settings.model:
         return None
-    prices = config.settings.claude.price_table()
-    if settings.model not in prices:
+    from core.model_catalog import price_in
+
+    price = price_in(config.settings.claude.price_table(), settings.model)
+    if price is None:
         raise CliError(f"no price for {settings.model} in settings.yaml (claude.prices); add "
                        "one so the Gardener's spend can be counted", EXIT_USAGE)
     from adapters.claude_calls import CallPolicy
@@ -868,7 +942,7 @@ async def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int
                        else EXIT_USAGE) from None
     for line in lineup.warnings:
         print(f"warning: {line}", file=sys.stderr)
-    return ClaudeGardener(client, settings.model, prices[settings.model],
+    return ClaudeGardener(client, settings.model, price,
                           settings.caps.to_core(), size, max_tokens=settings.max_tokens,
                           budget=settings.budget_per_run,
                           options=lineup.options_for(settings.model, settings.effort,

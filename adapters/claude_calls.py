@@ -170,7 +170,8 @@ def prompt_too_long(exc: BaseException) -> bool:
     if not isinstance(exc, anthropic.BadRequestError):
         return False
     words = message_of(exc).lower()
-    return "too long" in words or "context" in words
+    return "prompt is too long" in words or ("too long" in words and "token" in words) or (
+        "context window" in words and "exceed" in words)
 
 
 FIXES = {

@@ -22,7 +22,7 @@ from typing import Any
 import anthropic
 
 from adapters.claude_calls import describe
-from core.model_catalog import facts, replacement
+from core.model_catalog import EFFORTS, facts, replacement
 
 
 class ModelRefused(Exception):
@@ -53,9 +53,23 @@ class Lineup:
         (never above the model's own limit) and the effort, for models that take one."""
         known = self.abilities.get(model) or abilities_from_table(model)
         options: dict[str, Any] = {"max_tokens": min(max_tokens, known.max_tokens or max_tokens)}
-        if effort is not None and effort in known.efforts:
-            options["output_config"] = {"effort": effort}
+        level = nearest_effort(effort, known.efforts)
+        if level is not None:
+            options["output_config"] = {"effort": level}
         return options
+
+
+def nearest_effort(effort: str | None, takes: tuple[str, ...]) -> str | None:
+    """The effort to send: `effort` if the model takes it, else the highest level it takes
+    below it (settings.yaml's one effort for all models meets models with fewer levels),
+    else its lowest; None for no effort asked or a model that takes none."""
+    if effort is None or not takes or effort not in EFFORTS:
+        return None
+    if effort in takes:
+        return effort
+    rank = EFFORTS.index(effort)
+    below = [level for level in takes if level in EFFORTS and EFFORTS.index(level) < rank]
+    return below[-1] if below else takes[0]
 
 
 def abilities_from_table(model: str) -> Abilities:
@@ -132,7 +146,10 @@ async def check_models(
             lineup.abilities[model] = abilities_from_table(model)
         for name, effort in (efforts or {}).get(model, {}).items():
             takes = lineup.abilities[model].efforts
-            if takes and effort not in takes:
+            if not takes:
+                raise ModelRefused(f"{name}'s effort {effort!r} cannot be sent: {model} takes "
+                                   "no effort setting (remove `effort:` from agents.yaml)")
+            if effort not in takes:
                 raise ModelRefused(f"{name}'s effort {effort!r} is not one {model} takes "
                                    f"({', '.join(takes)})")
     return lineup

@@ -51,21 +51,6 @@ class ModelPrice(_Model):
                   long.cache_write_1h if long.cache_write_1h is not None else long.input * 2)
             if long else None)
 
-    @classmethod
-    def of(cls, price: Price) -> ModelPrice:
-        long = price.long
-        return cls(input=price.input, output=price.output, cache_write=price.cache_write,
-                   cache_read=price.cache_read, cache_write_1h=price.base.cache_write_1h,
-                   long_prompt=LongPromptPrice(
-                       above_tokens=price.long_above, input=long.input, output=long.output,
-                       cache_write=long.cache_write, cache_read=long.cache_read,
-                       cache_write_1h=long.cache_write_1h)
-                   if long is not None and price.long_above is not None else None)
-
-
-def _default_prices() -> dict[str, ModelPrice]:
-    return {model: ModelPrice.of(price) for model, price in default_prices().items()}
-
 
 class BudgetSettings(_Model):
     """Hard limits on spend, in US dollars (null: no limit). Reaching one stops the run."""
@@ -95,7 +80,7 @@ class ClaudeSettings(_Model):
     the turn instead (the agent acts again next tick)."""
     turn_deadline_seconds: float = Field(300.0, gt=0, le=86_400)
     """How long one agent's turn may spend waiting on the API, retries included."""
-    narrator_timeout_seconds: float = Field(20.0, gt=0, le=600)
+    narrator_timeout_seconds: float = Field(10.0, gt=0, le=600)
     """The narrator's own time limit per request (it retries once, then the template
     stands): a retelling is never worth holding the world for."""
     compact_above_chars: StrictInt = Field(120_000, ge=2_000)
@@ -108,9 +93,10 @@ class ClaudeSettings(_Model):
     narrator_model: str | None = Field("claude-haiku-5-5", min_length=1)
     """The small model that retells actions and sights for agents Claude speaks for;
     null keeps the templates (free, and what offline agents always get)."""
-    prices: dict[str, ModelPrice] = Field(default_factory=_default_prices)
-    """Per model id; a model Claude speaks through must have one (spend is always known).
-    Models given here replace the built-in prices for those ids; the others stay."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Prices that replace the built-in table's (core/model_catalog.py) for these model
+    ids, or price ids it lacks; a model Claude speaks through must have a price either
+    way (spend is always known)."""
     budgets: BudgetSettings = Field(default_factory=BudgetSettings)
 
     @model_validator(mode="after")

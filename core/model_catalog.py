@@ -14,6 +14,7 @@ Models retire: from its retirement date on, every request naming the id fails wi
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from core.spend import Price, Rates
@@ -91,15 +92,21 @@ LINES = {"fable": "claude-fable-5-1", "opus": "claude-opus-5-5",
 """The current model of each line: the replacement named for an id the table lacks."""
 
 
+def undated(model: str) -> str:
+    """A dated snapshot id's model (`claude-sonnet-4-5-20250929` is claude-sonnet-4-5)."""
+    head, _, tail = model.rpartition("-")
+    return head if head and tail.isdigit() and len(tail) == 8 else model
+
+
 def facts(model: str) -> ModelFacts | None:
     """What the table knows of an id, a dated snapshot id (`claude-sonnet-4-5-20250929`)
     included; None for ids it does not know (a local endpoint's, a newer model's)."""
-    found = CATALOG.get(model)
-    if found is None:
-        head, _, tail = model.rpartition("-")
-        if tail.isdigit() and len(tail) == 8:
-            found = CATALOG.get(head)
-    return found
+    return CATALOG.get(model) or CATALOG.get(undated(model))
+
+
+def price_in(prices: Mapping[str, Price], model: str) -> Price | None:
+    """A model's price in a table, a dated snapshot id priced as its model."""
+    return prices.get(model) or prices.get(undated(model))
 
 
 def replacement(model: str) -> str | None:

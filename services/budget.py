@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from core.clock import day_of
+from core.model_catalog import price_in
 from core.spend import Price, Usage, cost
 
 
@@ -82,7 +83,7 @@ class SpendMeter:
         self._reached: str | None = None
         for agent, tick, model, usage in earlier:
             key = (agent, self.day(tick))
-            price = self.prices.get(model)
+            price = price_in(self.prices, model)
             if price is not None:  # a model priced no longer is not held against anyone
                 self._days[key] = self._days.get(key, 0.0) + cost(usage, price)
         limit = budgets.per_agent_per_day
@@ -99,14 +100,14 @@ class SpendMeter:
 
     def check_models(self, models: Iterable[str]) -> None:
         """Refuse, before anything runs, models the price table does not know."""
-        missing = sorted(set(models) - set(self.prices))
+        missing = sorted({m for m in models if price_in(self.prices, m) is None})
         if missing:
             raise UnpricedModel(
                 f"no price for {', '.join(missing)} in settings.yaml (claude.prices); "
                 "add one so spend can be counted and budgets kept")
 
     def cost(self, model: str, usage: Usage) -> float:
-        price = self.prices.get(model)
+        price = price_in(self.prices, model)
         if price is None:
             raise UnpricedModel(f"no price for {model} in settings.yaml (claude.prices)")
         return cost(usage, price)

@@ -10,6 +10,7 @@ import numpy as np
 
 from config.models import TimeSettings
 from core.clock import time_of_day
+from core.model_catalog import price_in
 from core.spend import Price, Usage, cost
 from core.terrain import TERRAIN_ORDER
 from services.budget import requests_in_record
@@ -230,7 +231,7 @@ def _spend(records: list[tuple[int, str, str]], prices: Mapping[str, Price]) -> 
     unpriced: dict[str, int] = {}
     for _tick, agent, record in records:
         for model, usage in requests_in_record(record):
-            price = prices.get(model)
+            price = price_in(prices, model)
             used[agent] = used.get(agent, Usage()) + usage
             asked[agent] = asked.get(agent, 0) + 1
             if price is None:

@@ -120,6 +120,9 @@ class ClaudeMind:
         self.lineup = lineup or Lineup()
         """What the check before the run learnt of each model (its efforts, its limits)."""
         self.clock = clock
+        self.stopping: Callable[[], bool] = lambda: False
+        """True once the run is stopping: a turn then asks no more (open calls are
+        answered "not run" at its end), so Ctrl+C does not wait for a whole tool loop."""
         self.memory = ModelMemory(
             compact=compact, size=history_chars, problem=_history_problem,
             compact_above_chars=compact_above_chars, keep_recent_chars=keep_recent_chars,
@@ -234,6 +237,9 @@ class ClaudeTurn:
             self.stop = "budget"  # nothing more is sent; open calls are answered at finish
             return ()
         first = not self.requests
+        if not first and self.mind.stopping():
+            self.stop = "stopping"  # the run is ending: what was done stands
+            return ()
         if first:
             h.close_open_calls(self.history)  # a history restored in mid-exchange
             self.opening = h.add_user_text(self.history, self.start.perception.as_text())

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import anthropic
 
-from adapters.claude_calls import CallPolicy, GaveUp, ask
+from adapters.claude_calls import CallPolicy, GaveUp, ask, describe
 from core.actions import ActionResult
 from core.perception import Perception
 from core.spend import Usage
@@ -85,7 +86,15 @@ class ModelNarrator:
         self.options = dict(options or {})
         """Added to every request (adapters/claude_models.py: max_tokens, the effort)."""
         self.policy = policy or CallPolicy(retries=1, timeout=20.0, retry_after_max=5.0)
-        """A retelling is never worth holding the world for: one retry, a short limit."""
+        """A retelling is never worth holding the world for: one retry, and `timeout` for
+        the whole of it, retry included."""
+        self.rest_after_failure = 60.0
+        """Seconds the templates stand alone after a failed retelling: an API that is down
+        or slow is not asked again at every action."""
+        self._quiet_until = 0.0
+        self.clock = time.monotonic
+        self.stopping: Callable[[], bool] = lambda: False
+        """True once the run is stopping: the templates stand, nothing is asked."""
         self.told = 0
         """Narrations the model gave that were used."""
         self.kept_template = 0
@@ -116,14 +125,19 @@ class ModelNarrator:
                       checked: str) -> str:
         if self.meter is not None and self.meter.reached() is not None:
             return self._keep(plain)
+        now = self.clock()
+        if now < self._quiet_until or self.stopping():
+            return self._keep(plain)
         try:
-            reply = await ask(self.client, self.policy, None,
+            reply = await ask(self.client, self.policy, now + self.policy.timeout,
+                              clock=self.clock,
                               **{"max_tokens": self.max_tokens, **self.options},
                               model=self.model, system=system,
                               messages=[{"role": "user", "content": facts}])
         except (anthropic.APIError, GaveUp) as exc:
-            log.warning("narration by %s failed (%s); the template stands",
-                        self.model, type(exc).__name__)
+            self._quiet_until = self.clock() + self.rest_after_failure
+            log.warning("narration by %s failed (%s); the templates stand for %.0f s",
+                        self.model, describe(exc), self.rest_after_failure)
             return self._keep(plain)
         usage = Usage.of_reply(reply.usage)
         spent: dict[str, Any] = {"usage": usage.to_json()}

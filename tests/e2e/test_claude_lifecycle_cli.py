@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -268,3 +269,45 @@ def test_the_gardener_checks_its_key_and_model_before_its_first_cycle(
     assert "decided by claude-haiku-5-5" in once.stdout
     assert [r.path for r in standin.refused] == ["/v1/models"]  # the wrong key's, only
     assert "Traceback" not in once.stdout + once.stderr
+
+
+def test_ctrl_c_twice_stops_a_run_at_once_even_while_the_api_is_slow(tmp_path: Path) -> None:
+    """Each reply takes 4 s. The first Ctrl+C asks the run to finish its turns in flight;
+    the second stops it at once: exit 130 in well under a request's time, one line on
+    what was kept, and the next run takes the dropped turns again."""
+    standin = StrictMessagesApi()
+    slow = [True]
+
+    def sluggish(request: Request):  # noqa: ANN202 (the stand-in's Plan)
+        if slow[0]:
+            time.sleep(4)
+        return simple_agent(request)
+
+    standin.behaviour = sluggish
+    _config(tmp_path, {"narrator_model: claude-haiku-5-5": "narrator_model: null"})
+    _world(tmp_path)
+    with standin.serve() as address:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+        run = subprocess.Popen(
+            [sys.executable, str(PROJECT / "main.py"), "--data-dir", str(tmp_path / "data"),
+             "--agents-dir", str(tmp_path / "agents"), "--config-dir", str(tmp_path / "config"),
+             "--run", "5"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=PROJECT,
+            env={**env, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": address})
+        time.sleep(3)
+        run.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        asked_at = time.monotonic()
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=60)
+        took = time.monotonic() - asked_at
+        assert run.returncode == 130, out + err
+        assert took < 3.5
+        assert "Traceback" not in out + err
+        assert [line for line in out.splitlines() if line.startswith("Stopped at once")]
+        slow[0] = False
+        again = _hearth(tmp_path, "--run", "1", "--quiet", ANTHROPIC_API_KEY="test-key",
+                        ANTHROPIC_BASE_URL=address)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert _tick(tmp_path) == 1
+    assert {a for t, a, _, _ in _turns(tmp_path) if t == 0} == {"Ember", "Sage", "River"}

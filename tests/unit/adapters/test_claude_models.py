@@ -19,6 +19,7 @@ from adapters.claude_models import (
     ModelRefused,
     abilities_from_table,
     check_models,
+    nearest_effort,
 )
 from core.model_catalog import LINES
 from tests.messages_standin import StrictMessagesApi
@@ -157,6 +158,26 @@ async def test_options_carry_the_effort_only_for_models_that_take_one():
     assert lineup.options_for("claude-sonnet-4-5", "high", 16_000) == {"max_tokens": 16_000}
     assert lineup.options_for("claude-sonnet-5-5", None, 16_000) == {"max_tokens": 16_000}
     assert lineup.options_for("claude-sonnet-5-5", "extreme", 16_000) == {"max_tokens": 16_000}
+
+
+def test_one_effort_for_all_meets_a_model_with_fewer_levels_at_its_nearest_below():
+    """settings.yaml's `claude.effort` applies to every model; Opus 4.5 takes low, medium
+    and high only (https://platform.claude.com/docs/en/build-with-claude/effort)."""
+    takes = ("low", "medium", "high")
+    assert nearest_effort("xhigh", takes) == "high"
+    assert nearest_effort("max", takes) == "high"
+    assert nearest_effort("medium", takes) == "medium"
+    assert nearest_effort("low", ("medium", "high")) == "medium"  # nothing below: its lowest
+    assert nearest_effort("high", ()) is None and nearest_effort(None, takes) is None
+    assert Lineup().options_for("claude-opus-4-5", "xhigh", 16_000) == {
+        "max_tokens": 16_000, "output_config": {"effort": "high"}}
+
+
+async def test_an_agents_own_effort_on_a_model_that_takes_none_is_refused():
+    api = StrictMessagesApi()
+    with pytest.raises(ModelRefused, match="takes no effort setting"):
+        await check_models(api.client(), {"claude-haiku-4-5": ["River"]}, TODAY,
+                           {"claude-haiku-4-5": {"River": "low"}})
 
 
 async def test_options_never_ask_for_more_than_the_models_output_limit():

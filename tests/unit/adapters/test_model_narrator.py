@@ -99,3 +99,24 @@ def test_keeping_facts_means_numbers_quotes_and_names():
     assert not keeps_facts(source, "You carve 'Beware the ford'; someone reads 2 lines of "
                                    "grass_basket notes.")
     assert not keeps_facts("make 12 planks", "you make 1 plank, then 2")
+
+
+async def test_after_a_failed_retelling_the_templates_stand_for_a_while_without_asking():
+    """A narrator whose API is down or slow is not asked again at every action: one
+    failure (here a 529, and its one retry) and the templates stand alone for
+    `rest_after_failure` seconds; after that the model is asked again."""
+    now = [1000.0]
+    api = ScriptedApi([error(529, "overloaded_error", "Overloaded", **{"retry-after": "0"}),
+                       error(529, "overloaded_error", "Overloaded", **{"retry-after": "0"})])
+    n = narrator(api)
+    n.clock = lambda: now[0]
+    plain = TemplateNarrator().narrate_now(FAILED, ctx())
+    assert await n.narrate(FAILED, ctx()) == plain
+    assert len(api.requests) == 2  # the first try and its one retry
+    now[0] += n.rest_after_failure - 1
+    assert await n.narrate(FAILED, ctx()) == plain
+    assert len(api.requests) == 2  # resting: not asked
+    now[0] += 2
+    api.add(reply(text("Rain on the grass, and nothing gathered: the ground here is bare.")))
+    await n.narrate(FAILED, ctx())
+    assert len(api.requests) == 3  # asked again once the rest is over

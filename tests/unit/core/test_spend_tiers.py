@@ -252,7 +252,12 @@ def test_a_long_prompt_price_needs_both_its_line_and_its_rates():
 
 
 def test_a_long_prompt_price_in_settings_becomes_the_same_core_price():
-    assert ModelPrice.of(HAIKU).to_core() == HAIKU
+    written = ModelPrice.model_validate({
+        "input": 0.10, "output": 0.50, "cache_write": 0.125, "cache_write_1h": 0.20,
+        "cache_read": 0.01, "long_prompt": {"above_tokens": 100_000, "input": 0.50,
+                                            "output": 2.50, "cache_write": 0.625,
+                                            "cache_write_1h": 1.0, "cache_read": 0.05}})
+    assert written.to_core() == HAIKU
     assert ClaudeSettings().price_table()["claude-haiku-5-5"] == HAIKU
 
 
