@@ -311,3 +311,20 @@ def test_ctrl_c_twice_stops_a_run_at_once_even_while_the_api_is_slow(tmp_path: P
     assert again.returncode == 0, again.stdout + again.stderr
     assert _tick(tmp_path) == 1
     assert {a for t, a, _, _ in _turns(tmp_path) if t == 0} == {"Ember", "Sage", "River"}
+
+
+def test_a_wrong_key_or_an_unknown_model_is_refused_before_a_world_is_made(
+    tmp_path: Path, standin: StrictMessagesApi, url: str
+) -> None:
+    _config(tmp_path)
+    key = _hearth(tmp_path, "--run", "2", ANTHROPIC_API_KEY="sk-wrong", ANTHROPIC_BASE_URL=url)
+    assert key.returncode == 1 and "ANTHROPIC_API_KEY" in key.stderr
+    assert not (tmp_path / "data" / "world.db").exists()
+    _config(tmp_path, {"model_id: claude-haiku-5-5": "model_id: claude-haiku-9-9"})
+    unknown = _hearth(tmp_path, "--run", "2", ANTHROPIC_API_KEY="test-key",
+                      ANTHROPIC_BASE_URL=url)
+    assert unknown.returncode == 2, unknown.stdout + unknown.stderr
+    lines = unknown.stderr.strip().splitlines()
+    assert len(lines) == 1 and "claude-haiku-9-9" in lines[0]
+    assert "claude-haiku-5-5" in lines[0] and "no price" not in lines[0]
+    assert not (tmp_path / "data" / "world.db").exists() and standin.served == []
