@@ -337,7 +337,7 @@ async def init_world(
             raise CliError(str(exc), EXIT_USAGE) from None
     homes = AgentHomes(env.agents_dir)
     with WorldLock(env.data_dir):  # refused while another process changes this world
-        for line in recover(env.data_dir, homes.root):
+        for line in recover(env.data_dir):
             print(line, file=sys.stderr)
         if Storage.world_exists(env.data_dir) != exists:
             raise CliError(f"{env.data_dir}: the world changed while this one was being "

@@ -14,11 +14,12 @@ Their only commit point is a rename, which the OS does whole:
 - A new world is written in `data/.staging-STAMP/` and its world.db renamed into
   place last. Until then the folder has no world.db, so a killed `--init` leaves
   nothing a later `--init` must force (the staging folder is cleared by `recover`).
-- An old world is set aside by moving each of its files into
-  `backups/.partial-STAMP/`, world.db (with its -wal and -shm) last, then renaming
-  that folder to `backups/world.replaced.STAMP/`. A partial folder holding world.db
-  is therefore complete and `recover` finishes the rename; one without it is put
-  back, so the data folder holds the whole old world again. No backup ever carries
+- An old world is set aside by moving its files into `backups/.partial-STAMP/`,
+  world.db first (so from that moment the data folder holds no world, never a
+  database without its event log), then its -wal and -shm, the side files and the
+  homes listed in the partial folder, and renaming that folder to
+  `backups/world.replaced.STAMP/`. `recover` finishes a move a kill interrupted, or
+  drops a partial folder that had not yet taken the database. No backup ever carries
   a complete-looking name unless it is complete.
 
 Every step runs under the world's writer lock (storage/world_lock.py).
@@ -26,6 +27,7 @@ Every step runs under the world's writer lock (storage/world_lock.py).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -41,6 +43,8 @@ STAGING = ".staging-"
 PARTIAL = ".partial-"
 HOMES = "agents"
 """Inside a backup: the homes of the agents set aside with their world."""
+HOMES_LIST = "homes.json"
+"""Inside a partial backup: the homes to move with the world (absolute paths)."""
 
 
 def new_staging(data_dir: Path) -> Path:
@@ -91,28 +95,49 @@ def _move(source: Path, folder: Path) -> None:
         os.replace(source, folder / source.name)
 
 
+def _take(data_dir: Path, partial: Path) -> None:
+    """Move into `partial` whatever of the old world is still in the data folder and in
+    the homes its list names: the database first, then the rest."""
+    for suffix in ("", "-wal", "-shm"):
+        _move(data_dir / f"{DB}{suffix}", partial)
+    for name in SIDE_FILES:
+        _move(data_dir / name, partial)
+    try:
+        homes = json.loads((partial / HOMES_LIST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        homes = []
+    for home in homes if isinstance(homes, list) else []:
+        _move(Path(str(home)), partial / HOMES)
+    (partial / HOMES_LIST).unlink(missing_ok=True)
+
+
 def set_aside(data_dir: Path, homes: Iterable[Path] = ()) -> Path:
     """Move the whole world in `data_dir` (and the given homes) into one dated backup;
-    gives its folder. The database goes last: see the module's docstring."""
+    gives its folder. The database moves first: from then on the data folder holds no
+    world, and `recover` knows to finish the move (see the module's docstring)."""
     stamp = utc_stamp()
     backups = data_dir / "backups"
     partial = backups / f"{PARTIAL}{stamp}"
     partial.mkdir(parents=True)
-    for name in SIDE_FILES:
-        _move(data_dir / name, partial)
-    for home in homes:
-        _move(home, partial / HOMES)
-    for suffix in ("-wal", "-shm", ""):  # the log before the file it belongs to
-        _move(data_dir / f"{DB}{suffix}", partial)
+    listed = json.dumps([str(Path(h).absolute()) for h in homes])
+    (partial / HOMES_LIST).write_text(listed, encoding="utf-8")
+    _fsync_dir(partial)
+    _take(data_dir, partial)
     _fsync_dir(partial)
     final = backups / f"world.replaced.{stamp}"
     os.replace(partial, final)
     _fsync_dir(backups)
+    _fsync_dir(data_dir)
     return final
 
 
-def recover(data_dir: Path, homes_root: Path | None = None) -> list[str]:
-    """Finish or undo what a killed `--init` left; gives a line per thing done."""
+def recover(data_dir: Path) -> list[str]:
+    """Finish what a killed `--init` left (under the writer lock); a line per thing done.
+
+    A staging folder is an unfinished new world: removed. A partial backup holding the
+    old world's database was interrupted while the old world was moving: the rest of
+    it is moved along and the backup named. One without the database had moved
+    nothing yet: removed, and the old world stays where it is."""
     done: list[str] = []
     if not data_dir.is_dir():
         return done
@@ -121,25 +146,11 @@ def recover(data_dir: Path, homes_root: Path | None = None) -> list[str]:
         done.append(f"removed {staging.name}, a world an interrupted --init had not finished")
     backups = data_dir / "backups"
     for partial in sorted(backups.glob(f"{PARTIAL}*")) if backups.is_dir() else []:
-        stamp = partial.name.removeprefix(PARTIAL)
-        if (partial / DB).exists():  # everything was moved: it is whole
-            final = backups / f"world.replaced.{stamp}"
-            os.replace(partial, final)
-            done.append(f"finished setting the old world aside in {final}")
-            continue
-        for item in sorted(partial.iterdir()):  # not whole: put it back where it was
-            if item.name == HOMES and homes_root is not None:
-                for home in sorted(item.iterdir()):
-                    if not (homes_root / home.name).exists():
-                        homes_root.mkdir(parents=True, exist_ok=True)
-                        os.replace(home, homes_root / home.name)
-                continue
-            if not (data_dir / item.name).exists():
-                os.replace(item, data_dir / item.name)
-        if not any(partial.rglob("*")):
+        if not (partial / DB).exists():
             shutil.rmtree(partial, ignore_errors=True)
-        else:  # something could not go back without overwriting: keep it, named as partial
             continue
-        done.append("put back the parts of the old world an interrupted --init --force "
-                    "had begun to move")
+        _take(data_dir, partial)
+        final = backups / f"world.replaced.{partial.name.removeprefix(PARTIAL)}"
+        os.replace(partial, final)
+        done.append(f"finished setting the old world aside in {final}")
     return done
