@@ -57,7 +57,7 @@ from services.world_setup import NewWorld, WorldSetupError, plan_world, status_t
 from services.world_view import world_picture
 from storage import Storage, StorageError, WorldLock
 from storage.homes import AgentHomes
-from storage.world_files import install, new_staging, recover, set_aside
+from storage.world_files import identity, install, new_staging, recover, set_aside
 
 if TYPE_CHECKING:
     from adapters.claude_mind import ClaudeMind
@@ -902,12 +902,23 @@ async def run_gardener(env: RuntimeEnv, config: HearthConfig, *, once: bool) -> 
                                 settings.poll_seconds)
             if not once:  # a lasting process shares the machine with the engine
                 _step_back_for_the_engine()
+            tended = identity(path)
+
+            def replaced() -> bool:  # a stat, never an open (storage/database.py)
+                return identity(path) != tended
+
             try:
                 await keep_gardening(lambda: source.world().tick, cycle, schedule, once=once,
-                                     report=lambda r: print(r.summary(), flush=True))
+                                     report=lambda r: print(r.summary(), flush=True),
+                                     stop=replaced)
             except (KeyboardInterrupt, asyncio.CancelledError):
                 print("Gardener: stopped", flush=True)
                 return EXIT_INTERRUPTED
+            if replaced():
+                print(f"Gardener: the world in {env.data_dir} was replaced or moved; stopped. "
+                      "Start it again to tend the world there now.", file=sys.stderr,
+                      flush=True)
+                return EXIT_RUNTIME
         finally:
             reader.close()
     return EXIT_OK

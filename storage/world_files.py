@@ -154,3 +154,13 @@ def recover(data_dir: Path) -> list[str]:
         os.replace(partial, final)
         done.append(f"finished setting the old world aside in {final}")
     return done
+
+
+def identity(path: Path) -> tuple[int, int] | None:
+    """Which file `path` names now (device, inode), from a stat, which opens nothing;
+    None if there is none. A world replaced by `--init --force` is another file."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino

@@ -96,3 +96,20 @@ def test_a_writer_that_died_leaves_no_lock_behind(tmp_path: Path) -> None:
     run.wait(timeout=30)
     again = _hearth(tmp_path, "--run", "2", "--quiet")
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_a_gardener_stops_with_a_line_when_its_world_is_replaced(tmp_path: Path) -> None:
+    assert _hearth(tmp_path, "--init", "--seed", "11", "--size", "48x40").returncode == 0
+    gardener = subprocess.Popen(_args(tmp_path, "--gardener"), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, cwd=PROJECT, env=_env())
+    try:
+        assert gardener.stdout is not None
+        assert gardener.stdout.readline().startswith("Gardener: tending")
+        replaced = _hearth(tmp_path, "--init", "--force", "--seed", "12", "--size", "48x40")
+        assert replaced.returncode == 0, replaced.stderr  # a Gardener only reads: no lock
+        out, err = gardener.communicate(timeout=30)
+    finally:
+        if gardener.poll() is None:
+            gardener.kill()
+    assert gardener.returncode == 1, out + err
+    assert "was replaced or moved; stopped" in err and "Traceback" not in out + err
