@@ -10,34 +10,25 @@ world never holds a file of the old one. Three moments each by default, twenty w
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-PROJECT = Path(__file__).resolve().parents[2]
+from tests.e2e.processes import clean_env, hearth, hearth_args
+
 SIZE = ("--size", "400x320")
 OLD, NEW = 1, 2
 
 
-def _args(where: Path, *args: str) -> list[str]:
-    return [sys.executable, str(PROJECT / "main.py"), "--data-dir", str(where / "data"),
-            "--agents-dir", str(where / "agents"), *args]
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
 
 
-def _hearth(where: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(_args(where, *args), capture_output=True, text=True, timeout=300,
-                          env=_env())
 
 
 def _seed(db: Path) -> int | None:
@@ -58,8 +49,8 @@ def _seed(db: Path) -> int | None:
 
 
 def _killed(where: Path, args: tuple[str, ...], after: float) -> None:
-    proc = subprocess.Popen(_args(where, *args), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=_env())
+    proc = subprocess.Popen(hearth_args(where, *args), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=clean_env())
     time.sleep(after)
     if proc.poll() is None:
         proc.send_signal(signal.SIGKILL)
@@ -68,14 +59,14 @@ def _killed(where: Path, args: tuple[str, ...], after: float) -> None:
 
 def _duration(where: Path) -> float:
     started = time.monotonic()
-    assert _hearth(where, "--init", "--seed", "9", *SIZE).returncode == 0
+    assert hearth(where, "--init", "--seed", "9", *SIZE).returncode == 0
     return time.monotonic() - started
 
 
 def _old_world(where: Path) -> list[str]:
     """A world with a past: events, undo and traces folders, a journal; gives its events."""
-    assert _hearth(where, "--init", "--seed", str(OLD), *SIZE).returncode == 0
-    assert _hearth(where, "--run", "3", "--quiet").returncode == 0
+    assert hearth(where, "--init", "--seed", str(OLD), *SIZE).returncode == 0
+    assert hearth(where, "--run", "3", "--quiet").returncode == 0
     for side in ("undo", "snapshots", "traces"):
         (where / "data" / side).mkdir(exist_ok=True)
         (where / "data" / side / "of-the-old-world.txt").write_text("old\n")
@@ -108,7 +99,7 @@ def _fresh_init_killed(tmp_path: Path, count: int) -> None:
         seed = _seed(where / "data" / "world.db")
         assert seed in (None, NEW), (moment, seed)
         assert seed is not None or not (where / "data" / "world.db").exists()
-        plain = _hearth(where, "--init", "--seed", str(NEW), *SIZE)
+        plain = hearth(where, "--init", "--seed", str(NEW), *SIZE)
         if seed is None:
             assert plain.returncode == 0, (moment, plain.stderr)
             assert _seed(where / "data" / "world.db") == NEW
@@ -137,7 +128,7 @@ def _forced_init_killed(tmp_path: Path, count: int) -> None:
             assert _backups_are_whole(where, events)
         _backups_are_whole(where, events)
         if seed is None:  # neither whole here: a plain --init makes a world
-            plain = _hearth(where, "--init", "--seed", str(NEW), *SIZE)
+            plain = hearth(where, "--init", "--seed", str(NEW), *SIZE)
             assert plain.returncode == 0, (moment, plain.stderr)
             assert _seed(data / "world.db") == NEW
             assert _backups_are_whole(where, events)  # the old world, whole, set aside
@@ -156,13 +147,13 @@ def test_after_init_force_no_file_of_the_old_world_is_among_the_new_ones(
     tmp_path: Path
 ) -> None:
     events = _old_world(tmp_path)
-    done = _hearth(tmp_path, "--init", "--force", "--seed", str(NEW), *SIZE)
+    done = hearth(tmp_path, "--init", "--force", "--seed", str(NEW), *SIZE)
     assert done.returncode == 0, done.stderr
     data = tmp_path / "data"
     assert _seed(data / "world.db") == NEW
     assert sorted(p.name for p in data.iterdir()) == ["backups", "world.db", "writer.lock"]
     [saved] = _backups_are_whole(tmp_path, events)
-    assert json.loads(_hearth(tmp_path, "--status", "--json").stdout)["seed"] == NEW
+    assert json.loads(hearth(tmp_path, "--status", "--json").stdout)["seed"] == NEW
     assert (tmp_path / "agents" / "Ember" / "journal.md").read_text() == ""
     assert saved.name.startswith("world.replaced.")
 

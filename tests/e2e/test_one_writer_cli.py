@@ -7,30 +7,21 @@ naming who holds the world, while the first ends exactly as an undisturbed run.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parents[2]
+from tests.e2e.processes import PROJECT, clean_env, hearth, hearth_args
+
 TICKS = "300"
 WORLD = ("--seed", "11", "--size", "200x160", "--agents", "150")  # ~20 ms a tick
 
 
-def _args(where: Path, *args: str) -> list[str]:
-    return [sys.executable, str(PROJECT / "main.py"), "--data-dir", str(where / "data"),
-            "--agents-dir", str(where / "agents"), *args]
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
 
 
-def _hearth(where: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(_args(where, *args), capture_output=True, text=True, timeout=300,
-                          cwd=PROJECT, env=_env())
 
 
 def _world_rows(where: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:
@@ -51,20 +42,20 @@ def _lines(where: Path) -> int:
 def test_a_second_writer_is_refused_and_the_first_ends_as_if_alone(tmp_path: Path) -> None:
     alone, busy = tmp_path / "alone", tmp_path / "busy"
     for where in (alone, busy):
-        assert _hearth(where, "--init", *WORLD).returncode == 0
-    undisturbed = subprocess.Popen(_args(alone, "--run", TICKS, "--quiet"),
+        assert hearth(where, "--init", *WORLD).returncode == 0
+    undisturbed = subprocess.Popen(hearth_args(alone, "--run", TICKS, "--quiet"),
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   cwd=PROJECT, env=_env())
-    first = subprocess.Popen(_args(busy, "--run", TICKS, "--quiet"), stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, cwd=PROJECT, env=_env())
+                                   cwd=PROJECT, env=clean_env())
+    first = subprocess.Popen(hearth_args(busy, "--run", TICKS, "--quiet"), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=PROJECT, env=clean_env())
     try:
         lock = busy / "data" / "writer.lock"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not (lock.exists() and lock.stat().st_size):
             time.sleep(0.02)
         assert first.poll() is None, "the first run ended before the second could try"
-        second = _hearth(busy, "--run", "3")
-        replace = _hearth(busy, "--init", "--force", "--seed", "3", "--size", "48x40")
+        second = hearth(busy, "--run", "3")
+        replace = hearth(busy, "--init", "--force", "--seed", "3", "--size", "48x40")
         assert first.poll() is None, "the first run ended before both had tried"
     finally:
         out, err = first.communicate(timeout=300)
@@ -84,28 +75,28 @@ def test_a_second_writer_is_refused_and_the_first_ends_as_if_alone(tmp_path: Pat
 
 def test_a_writer_that_died_leaves_no_lock_behind(tmp_path: Path) -> None:
     """The OS lets go of a dead process's lock: the next run is not refused."""
-    assert _hearth(tmp_path, "--init", "--seed", "11", "--size", "48x40").returncode == 0
-    run = subprocess.Popen(_args(tmp_path, "--run", "100000", "--quiet"),
+    assert hearth(tmp_path, "--init", "--seed", "11", "--size", "48x40").returncode == 0
+    run = subprocess.Popen(hearth_args(tmp_path, "--run", "100000", "--quiet"),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=PROJECT,
-                           env=_env())
+                           env=clean_env())
     lock = tmp_path / "data" / "writer.lock"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (lock.exists() and lock.stat().st_size):
         time.sleep(0.02)
     run.kill()
     run.wait(timeout=30)
-    again = _hearth(tmp_path, "--run", "2", "--quiet")
+    again = hearth(tmp_path, "--run", "2", "--quiet")
     assert again.returncode == 0, again.stdout + again.stderr
 
 
 def test_a_gardener_stops_with_a_line_when_its_world_is_replaced(tmp_path: Path) -> None:
-    assert _hearth(tmp_path, "--init", "--seed", "11", "--size", "48x40").returncode == 0
-    gardener = subprocess.Popen(_args(tmp_path, "--gardener"), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, cwd=PROJECT, env=_env())
+    assert hearth(tmp_path, "--init", "--seed", "11", "--size", "48x40").returncode == 0
+    gardener = subprocess.Popen(hearth_args(tmp_path, "--gardener"), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, cwd=PROJECT, env=clean_env())
     try:
         assert gardener.stdout is not None
         assert gardener.stdout.readline().startswith("Gardener: tending")
-        replaced = _hearth(tmp_path, "--init", "--force", "--seed", "12", "--size", "48x40")
+        replaced = hearth(tmp_path, "--init", "--force", "--seed", "12", "--size", "48x40")
         assert replaced.returncode == 0, replaced.stderr  # a Gardener only reads: no lock
         out, err = gardener.communicate(timeout=30)
     finally:

@@ -11,7 +11,6 @@ The default suite runs a few reader cycles; `--run-slow` runs 200.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -20,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-PROJECT = Path(__file__).resolve().parents[2]
+from tests.e2e.processes import clean_env, hearth_args
+
 WORLD = ("--seed", "11", "--size", "200x160", "--agents", "150")
 
 RAW = ("import sys; fh = open(sys.argv[1], 'rb'); fh.read(100); fh.close()")
@@ -29,21 +29,16 @@ SQLITE = ("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]);"
           "c.execute('SELECT tick FROM world_state').fetchone(); c.close()")
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
 
 
-def _hearth(where: Path, *args: str) -> list[str]:
-    return [sys.executable, str(PROJECT / "main.py"), "--data-dir", str(where / "data"),
-            "--agents-dir", str(where / "agents"), *args]
 
 
 def _readers(where: Path) -> list[list[str]]:
     db = str(where / "data" / "world.db")
     return [[sys.executable, "-c", SQLITE, db],
-            _hearth(where, "--status", "--json"),
+            hearth_args(where, "--status", "--json"),
             [sys.executable, "-c", RAW, db],
-            _hearth(where, "--gardener", "--once")]
+            hearth_args(where, "--gardener", "--once")]
 
 
 def _check(where: Path, ticks: int) -> None:
@@ -61,18 +56,18 @@ def _check(where: Path, ticks: int) -> None:
 
 
 def _stress(where: Path, cycles: int) -> None:
-    made = subprocess.run(_hearth(where, "--init", *WORLD), capture_output=True, text=True,
-                          timeout=300, env=_env())
+    made = subprocess.run(hearth_args(where, "--init", *WORLD), capture_output=True, text=True,
+                          timeout=300, env=clean_env())
     assert made.returncode == 0, made.stderr
     ticks = 100_000
-    writer = subprocess.Popen(_hearth(where, "--run", str(ticks), "--quiet"),
+    writer = subprocess.Popen(hearth_args(where, "--run", str(ticks), "--quiet"),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=_env())
+                              env=clean_env())
     try:
         readers = _readers(where)
         for cycle in range(cycles):
             done = subprocess.run(readers[cycle % len(readers)], capture_output=True,
-                                  text=True, timeout=120, env=_env())
+                                  text=True, timeout=120, env=clean_env())
             assert done.returncode == 0, (readers[cycle % len(readers)][-2:], done.stderr)
             assert writer.poll() is None, "the writer stopped while being read"
     finally:
