@@ -55,7 +55,7 @@ from services.mind import Mind
 from services.status import WorldStatus, world_status
 from services.world_setup import NewWorld, WorldSetupError, plan_world, status_text, write_world
 from services.world_view import world_picture
-from storage import Storage, StorageError, WorldLock
+from storage import Storage, StorageError, WorldBusyError, WorldLock
 from storage.homes import AgentHomes
 from storage.world_files import identity, install, new_staging, recover, set_aside
 
@@ -321,6 +321,8 @@ async def init_world(
 ) -> int:
     exists = Storage.world_exists(env.data_dir)
     if exists and not force:
+        with contextlib.suppress(WorldBusyError), WorldLock(env.data_dir):
+            recover(env.data_dir)  # what a killed --init left beside the world it made
         raise CliError(
             f"a world already exists in {env.data_dir}; use --init --force to replace it "
             "(the old one is backed up first)",
@@ -440,13 +442,15 @@ async def open_world(
         print("No world yet: creating one.")
         await init_world(env, config)
     elif exists:
-        # Opening for writing applies pending migrations (after a backup).
-        async with Storage(env.data_dir, create=False) as storage:
-            if storage.db.migrated_from is not None:
-                print(
-                    f"Migrated {storage.db_path} from schema v{storage.db.migrated_from}; "
-                    f"the previous file is saved at {storage.db.backup_path}"
-                )
+        # Opening for writing applies pending migrations (after a backup); a world another
+        # process is changing was opened, and so migrated, by it: this one only watches.
+        with contextlib.suppress(WorldBusyError):
+            async with Storage(env.data_dir, create=False) as storage:
+                if storage.db.migrated_from is not None:
+                    print(
+                        f"Migrated {storage.db_path} from schema v{storage.db.migrated_from}; "
+                        f"the previous file is saved at {storage.db.backup_path}"
+                    )
     if interactive():
         return Watch(env, config, mind)
     if not exists and not create:
@@ -491,6 +495,7 @@ def watch(request: Watch) -> int:
     from engine import EngineRunner
     from observe.api import ObserverAPI
     from storage.history import HistoryReader
+    from storage.world_lock import WorldBusyError
 
     runner = EngineRunner(make_engine)
     print("Opening the world...", file=sys.stderr)
@@ -504,9 +509,15 @@ def watch(request: Watch) -> int:
             api.start()
         except RuntimeError:
             cause = runner.error
-            if isinstance(cause, (CliError, StorageError, ConfigError)):
+            if isinstance(cause, WorldBusyError):  # another process changes it: watch only
+                from observe.watching import WatchingAPI
+
+                api = WatchingAPI(env.data_dir, config, history=history)
+                api.start()
+            elif isinstance(cause, (CliError, StorageError, ConfigError)):
                 raise cause from None
-            raise CliError(f"the world could not be opened: {cause}") from None
+            else:
+                raise CliError(f"the world could not be opened: {cause}") from None
         from services.simulation import clock_of
 
         code = observe_world(api, str(env.data_dir), clock_of(config))

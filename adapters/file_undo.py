@@ -22,8 +22,10 @@ CHANGING_TOOLS = frozenset({"write_file", "append_file", "edit_file"})
 
 
 class FileUndoLog:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, world_id: str | None = None) -> None:
         self.directory = directory
+        self.world_id = world_id
+        """Logs name the world they belong to; another world's are never played back."""
         self._open: dict[str, dict[str, Any]] = {}
         """agent -> {"tick": t, "files": {path: content or None}} of the turn in progress."""
 
@@ -36,7 +38,7 @@ class FileUndoLog:
             return
         log = self._open.get(agent)
         if log is None or log["tick"] != tick:
-            log = self._open[agent] = {"tick": tick, "files": {}}
+            log = self._open[agent] = {"tick": tick, "world": self.world_id, "files": {}}
         if path in log["files"]:
             return
         found = files.read(path)
@@ -80,9 +82,17 @@ class FileUndoLog:
         for path in sorted(self.directory.glob("*.json")):
             try:
                 log = json.loads(path.read_text(encoding="utf-8"))
-                found.append((path.stem, int(log["tick"]), dict(log["files"])))
+                entry = (path.stem, int(log["tick"]), dict(log["files"]))
             except (OSError, ValueError, KeyError, TypeError):
                 path.unlink(missing_ok=True)  # torn before the change it guards was made
+                continue
+            world = log.get("world")
+            if self.world_id is not None and world is not None and world != self.world_id:
+                aside = self.directory / "foreign"
+                aside.mkdir(exist_ok=True)
+                path.replace(aside / path.name)  # another world's: kept, never played
+                continue
+            found.append(entry)
         return found
 
     def play_back(self, agent: str, home: Path, files: dict[str, str | None]) -> None:

@@ -152,7 +152,7 @@ class HearthEngine:
             batch_turns=settings.scheduling.commit_batch_turns,
             max_delay_ms=settings.scheduling.commit_max_delay_ms,
         )
-        self.file_undo = FileUndoLog(self.storage.data_dir / "undo")
+        self.file_undo = FileUndoLog(self.storage.data_dir / "undo", self.storage.world_id)
         await self._undo_lost_file_changes()
         self.committer.on_commit = lambda turns: [
             self.file_undo.committed(t.agent, t.tick) for t in turns]

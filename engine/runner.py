@@ -133,7 +133,12 @@ class EngineRunner:
             self._refuse_calls()
 
     async def _serve(self) -> None:
-        engine = await self._factory()
+        try:
+            engine = await self._factory()
+        except Exception as exc:  # `start` hands it on; whoever started says it in a line
+            self.error = exc
+            log.debug("the engine could not start", exc_info=True)
+            return
         self.engine = engine
         self._ready.set()
         try:

@@ -71,6 +71,10 @@ class RunState:
     """Ticks still asked for: 0 idle, None without end."""
     ticks_per_second: float
     error: str | None = None
+    watch_only: bool = False
+    """This observer only watches: another process changes the world."""
+    changer: str | None = None
+    """Who changes the world, in words, when watching only (None: nobody says)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +96,9 @@ class CellInfo:
 
 
 class ObserverAPI:
+    watch_only = False
+    """True for an observer that only watches (observe/watching.py): no command runs."""
+
     def __init__(
         self,
         runner: EngineRunner,
@@ -227,7 +234,9 @@ class ObserverAPI:
                               len(ctx.turn_results), ctx.action_count, ctx.phase_ms)
         snapshot = self._maker.make(engine, ctx, spend=self._read_spend(), figures=figures)
         self._snapshot = snapshot
-        update = Update(snapshot, lines)
+        self._publish(Update(snapshot, lines))
+
+    def _publish(self, update: Update) -> None:
         for listener in list(self._listeners):
             try:
                 listener(update)

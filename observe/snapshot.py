@@ -34,6 +34,9 @@ _EMPTY: Mapping[Any, Any] = MappingProxyType({})
 WALL_EVENTS = frozenset({"wall_placed", "wall_removed", "door_placed"})
 """Events after which the wall arrays are copied afresh."""
 
+_NOT_ACTIONS = frozenset({*NARRATED_EVENTS, "error"})
+"""Feed lines that are no agent's action."""
+
 
 @dataclass(frozen=True, slots=True)
 class AgentView:
@@ -217,7 +220,9 @@ class SnapshotMaker:
     """Makes each tick's snapshot from the engine, on the engine thread.
 
     Keeps what the previous snapshot held so the next one shares what did not change
-    (terrain and wall arrays) and can say which rows to redraw.
+    (terrain and wall arrays) and can say which rows to redraw. An observer that only
+    watches (observe/watching.py) hands it a world loaded afresh from the database
+    each time instead: the arrays are then compared to tell what changed.
     """
 
     def __init__(self, conversations_kept: int = 50) -> None:
@@ -226,7 +231,16 @@ class SnapshotMaker:
         self._ended: dict[str, ConversationView] = {}
         self._kept = conversations_kept
         self._terrain_version: int | None = None
+        self._world: object | None = None
+        """The world the last snapshot was made from: another one was loaded afresh."""
         self._version = 0
+
+    def note_activity(self, lines: Iterable[FeedLine]) -> None:
+        """Take each agent's latest action from feed lines, for makers that see no
+        TickContext (an observer that only watches reads the lines from the database)."""
+        for line in lines:
+            if line.agent is not None and line.kind not in _NOT_ACTIONS:
+                self._activity[line.agent] = " ".join(line.text.split())
 
     def make(
         self,
@@ -253,21 +267,34 @@ class SnapshotMaker:
         terrain_version = world.terrain_version
         walls_changed = ctx is None or any(
             e.event_type in WALL_EVENTS for e in ctx.all_events)
+        reloaded = before is not None and world is not self._world
         if before is None:
             terrain = _read_only(world.codes.copy())
             changed = None
+        elif reloaded:  # loaded afresh from the database: its versions say nothing
+            terrain = before.terrain
+            if not np.array_equal(terrain, world.codes):
+                terrain = _read_only(world.codes.copy())
+                changed.update(_differing_rows(before.terrain, terrain))  # type: ignore[union-attr]
         elif terrain_version != self._terrain_version:
             terrain = _read_only(world.codes.copy())
             for _x0, y0, _x1, y1 in world.terrain_changed_since(self._terrain_version or 0):
                 changed.update(range(y0, y1))  # type: ignore[union-attr]
         else:
             terrain = before.terrain
-        if before is None or walls_changed:
-            walls = tuple(_read_only(a.copy()) for a in (
-                world.wall_east, world.wall_south, world.door_east, world.door_south))
+        now = (world.wall_east, world.wall_south, world.door_east, world.door_south)
+        if before is None or (walls_changed and not reloaded):
+            walls = tuple(_read_only(a.copy()) for a in now)
         else:
             walls = (before.wall_east, before.wall_south, before.door_east, before.door_south)
+            if reloaded and not all(map(np.array_equal, walls, now)):
+                fresh = tuple(_read_only(a.copy()) for a in now)
+                for old_array, new_array in zip(walls, fresh, strict=True):
+                    changed.update(  # type: ignore[union-attr]
+                        y + d for y in _differing_rows(old_array, new_array) for d in (-1, 0, 1))
+                walls = fresh
         self._terrain_version = terrain_version
+        self._world = world
         objects = tuple(world.all_objects())
         places = tuple(world.all_places())
         structures = tuple(world.all_structures())
@@ -353,6 +380,10 @@ def _event_rows(ctx: TickContext) -> set[int]:
         if isinstance(pos, Position):
             rows.update((pos.y - 1, pos.y, pos.y + 1))
     return rows
+
+
+def _differing_rows(before: np.ndarray, after: np.ndarray) -> set[int]:
+    return {int(y) for y in np.flatnonzero((before != after).any(axis=1))}
 
 
 def _rows_of(before: Iterable[Any], after: Iterable[Any]) -> set[int]:

@@ -89,6 +89,8 @@ class Storage:
         self._db: Database | None = None
         self._writer: BackgroundWriter | None = None
         self._lock: WorldLock | None = None
+        self.world_id: str | None = None
+        """Which world this is (read at open): its side files are checked against it."""
 
     @staticmethod
     def world_exists(data_dir: Path) -> bool:
@@ -124,6 +126,8 @@ class Storage:
         self.conversations = ConversationRepository(self._db)
         self.engine = EngineRepository(self._db)
         self.gardener = GardenerRepository(self._db)
+        self.world_id = await self.world.world_id()
+        self.snapshots.world_id = self.world_id
         return self
 
     def writer(self) -> BackgroundWriter:

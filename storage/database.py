@@ -97,25 +97,19 @@ def probe(path: Path) -> FileInfo:
     """Inspect an existing file without changing it: is it ours, which version, intact?"""
     _refuse_newer(path, header_version(path))
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise StorageError(f"{path}: cannot open the world file ({exc})") from None
-    try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = frozenset(
-            row[0]
-            for row in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-            )
-        )
-        check = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        raise CorruptDatabaseError(
-            f"{path}: the database is damaged ({exc}); it was left untouched — "
-            "restore a file from snapshots/ or backups/"
-        ) from None
-    finally:
-        conn.close()
+        version, tables, check = _look(path, "?mode=ro")
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc):
+            raise CorruptDatabaseError(
+                f"{path}: the database could not be read ({exc}); it was left untouched"
+            ) from None
+        # A writer that died left its log to recover, which a read-only connection may not
+        # do; SQLite's own recovery of the log is what any next open would do.
+        try:
+            version, tables, check = _look(path, "")
+        except sqlite3.OperationalError as again:
+            raise StorageError(f"{path}: cannot read the world file ({again}); its folder "
+                               "may not be writable") from None
     if check != "ok":
         raise CorruptDatabaseError(
             f"{path}: the database is damaged (integrity check: {check}); it was left "
@@ -129,6 +123,38 @@ def probe(path: Path) -> FileInfo:
             f"({', '.join(sorted(foreign)[:3])}), so not a Hearth world; it was left untouched"
         )
     return FileInfo(version=version, tables=tables)
+
+
+def _look(path: Path, mode: str) -> tuple[int, frozenset[str], str]:
+    """(schema version, table names, quick check) of a database file."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}{mode}", uri=True, timeout=30)
+    except sqlite3.Error as exc:
+        raise StorageError(f"{path}: cannot open the world file ({exc})") from None
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = frozenset(
+            row[0]
+            for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        )
+        check = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+    except sqlite3.OperationalError as exc:
+        if "readonly" in str(exc):
+            raise
+        raise _damaged(path, exc) from None
+    except sqlite3.DatabaseError as exc:
+        raise _damaged(path, exc) from None
+    finally:
+        conn.close()
+    return version, tables, check
+
+
+def _damaged(path: Path, exc: Exception) -> CorruptDatabaseError:
+    return CorruptDatabaseError(
+        f"{path}: the database is damaged ({exc}); it was left untouched — "
+        "restore a file from snapshots/ or backups/")
 
 
 def _refuse_newer(path: Path, version: int) -> None:

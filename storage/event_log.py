@@ -6,6 +6,7 @@ are for people (and observers) to see what happened.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import logging
 import threading
@@ -90,7 +91,10 @@ class EventMirror:
         return 0
 
     async def reconcile(self, engine_repo: Any) -> int:
-        """Append events the database has and the file lacks; returns how many."""
+        """Append events the database has and the file lacks; returns how many. A file
+        that begins with another world's first event is set aside (never read as this
+        one's, never deleted) and this world's log is written anew."""
+        await self._set_aside_if_foreign(engine_repo)
         have = self.last_seq()
         added = 0
         while True:
@@ -103,3 +107,33 @@ class EventMirror:
                                         separators=(",", ":"), sort_keys=False) + "\n")
             have = missing[-1][0]
             added += len(missing)
+
+    async def _set_aside_if_foreign(self, engine_repo: Any) -> None:
+        first = self._first_line()
+        if first is None:
+            return
+        ours = await engine_repo.events_after(0, 1)
+        if ours and first == {"seq": ours[0][0], **ours[0][1]}:
+            return
+        aside = self.path.with_name(f"events.foreign.{_stamp()}.jsonl")
+        self.path.replace(aside)
+        log.warning("%s began with another world's events; it was moved to %s and this "
+                    "world's event log is written anew", self.path, aside.name)
+
+    def _first_line(self) -> dict[str, Any] | None:
+        """The first line of the file, read; None for no file, an empty one, or a first
+        line that is not a JSON object (a damaged start is left to the repair)."""
+        try:
+            with self.path.open("rb") as fh:
+                line = fh.readline()
+        except OSError:
+            return None
+        try:
+            record = json.loads(line) if line.strip() else None
+        except ValueError:
+            return None
+        return record if isinstance(record, dict) else None
+
+
+def _stamp() -> str:
+    return _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")

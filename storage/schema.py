@@ -314,6 +314,19 @@ _V7_GARDENER = (
     "CREATE INDEX idx_gardener_requests_status ON gardener_requests (status, id)",
 )
 
+_V8_WORLD_IDENTITY = (
+    # Which world this is: the files beside the database (undo logs, snapshots, the event
+    # log) are checked against it, so a file another world left is never taken for this
+    # one's. Made once, when the table is, for old worlds and new alike.
+    """
+    CREATE TABLE world_identity (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        world_id TEXT NOT NULL
+    )
+    """,
+    "INSERT INTO world_identity (id, world_id) VALUES (1, lower(hex(randomblob(16))))",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "world, cells, agents, inventory, objects, places, structures", _V1_WORLD),
     Migration(2, "conversations, participants, turns and invitations", _V2_CONVERSATIONS),
@@ -323,6 +336,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "no per-step indexes on events by agent and agents by position",
               _V6_LEANER_WRITES),
     Migration(7, "gardener cycles and requests", _V7_GARDENER),
+    Migration(8, "the world's identity", _V8_WORLD_IDENTITY),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
@@ -352,5 +366,6 @@ HEARTH_TABLES = frozenset(
         "tick_metrics",
         "gardener_cycles",
         "gardener_requests",
+        "world_identity",
     }
 )

@@ -23,8 +23,10 @@ _NAME = re.compile(r"^snapshot_(\d+)\.db$")
 
 
 class SnapshotManager:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, world_id: str | None = None) -> None:
         self.directory = directory
+        self.world_id = world_id
+        """Only snapshots of this world are listed (and so pruned or offered); None: all."""
 
     async def create(self, db: Database, tick: int) -> Path:
         """Take a snapshot of what `db` has committed now, and wait until it is written."""
@@ -75,9 +77,26 @@ class SnapshotManager:
         found = []
         for path in self.directory.iterdir():
             match = _NAME.match(path.name)
-            if match:
+            if match and self._ours(path):
                 found.append((int(match.group(1)), path))
         return sorted(found)
+
+    def _ours(self, path: Path) -> bool:
+        """Whether a snapshot is of this world: a copy carries its world's identity (one
+        from before identities were kept is taken as this world's)."""
+        if self.world_id is None:
+            return True
+        try:
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        except sqlite3.Error:
+            return False
+        try:
+            row = conn.execute("SELECT world_id FROM world_identity WHERE id = 1").fetchone()
+        except sqlite3.DatabaseError as exc:
+            return "no such table" in str(exc)
+        finally:
+            conn.close()
+        return row is not None and row[0] == self.world_id
 
     def latest(self) -> Path | None:
         snaps = self.list()

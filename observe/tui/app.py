@@ -9,6 +9,11 @@ turn) are queued for the engine thread, which takes them between ticks.
 Looking back: `[` and `]` step through stored ticks (positions and narrated lines from
 the database, storage/history.py) while the live world keeps going underneath; the
 header says so plainly, and `end` returns to live.
+
+Watching only: when another process changes the world, the API is a WatchingAPI
+(observe/watching.py) whose updates come from a thread that follows the database;
+the header names who changes the world, and the keys that would run an engine say
+that this observer only watches.
 """
 
 from __future__ import annotations
@@ -61,6 +66,10 @@ SUMMARY_RETRY = 0.02
 
 QUIT_WITHIN = 2.0
 """Seconds quitting waits for the turn in flight; after that it is left to roll back."""
+
+WATCH_NOTICE_SECONDS = 3.0
+"""How long the notice that this observer only watches stays (a key pressed again
+meanwhile does not say it again)."""
 
 
 class HearthApp(App[int]):
@@ -116,6 +125,8 @@ class HearthApp(App[int]):
         """A tick came since the last beat."""
         self._frames_due = 0
         """Ticks taken whose frame has not been painted yet."""
+        self._told_watch_only = float("-inf")
+        """When the person was last told that this observer only watches."""
 
     # ------------------------------------------------------------------ layout
 
@@ -308,7 +319,22 @@ class HearthApp(App[int]):
 
     # ------------------------------------------------------------------ commands
 
+    def watching_only(self) -> bool:
+        """True if another process changes the world, so no key may run an engine
+        here; says so once (not again while the notice is still up)."""
+        if not self.api.watch_only:
+            return False
+        now = time.monotonic()
+        if now - self._told_watch_only >= WATCH_NOTICE_SECONDS:
+            self._told_watch_only = now
+            who = self.api.run_state().changer or "another process"
+            self.say(f"This observer only watches: {who} changes this world, so it cannot "
+                     "run here.", warning=True)
+        return True
+
     def action_toggle_run(self) -> None:
+        if self.watching_only():
+            return
         if self.api.run_state().paused:
             self.api.run()
         else:
@@ -316,12 +342,15 @@ class HearthApp(App[int]):
         self._refresh_header()
 
     def action_step(self) -> None:
-        self.api.tick()
+        if not self.watching_only():
+            self.api.tick()
 
     def action_run_ten(self) -> None:
         self.run_ticks(10)
 
     def run_ticks(self, count: int) -> None:
+        if self.watching_only():
+            return
         self.api.run(count)
         self._refresh_header()
 
@@ -366,7 +395,7 @@ class HearthApp(App[int]):
         grid.set_ascii(not grid.ascii_mode)
 
     def action_force_turn(self) -> None:
-        if self.selected is not None:
+        if self.selected is not None and not self.watching_only():
             self.api.force_turn(self.selected)
             self.say(f"{self.selected} acts first in its group next tick.")
 

@@ -35,6 +35,12 @@ class WorldRepository(Repository):
     _raster_loaded: bool = False
     # --- world_state -------------------------------------------------------------
 
+    async def world_id(self) -> str | None:
+        """The world's identity (storage/schema.py, migration 8), which its side files
+        are checked against."""
+        row = await self.db.fetchone("SELECT world_id FROM world_identity WHERE id = 1")
+        return None if row is None else str(row[0])
+
     async def get_world_state(self) -> WorldState | None:
         row = await self.db.fetchone(
             "SELECT width, height, seed, tick, weather FROM world_state WHERE id = 1"

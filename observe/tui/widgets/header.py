@@ -31,6 +31,8 @@ def money(dollars: float) -> str:
 
 def run_words(state: RunState) -> tuple[str, str]:
     """What the engine is doing, in words, and the style to show it in."""
+    if state.watch_only:
+        return watch_words(state)
     if state.error is not None:
         return f"✗ stopped: {state.error}", "bold red"
     if not state.running:
@@ -43,6 +45,17 @@ def run_words(state: RunState) -> tuple[str, str]:
         return "● idle", "dim"
     left = state.remaining
     return f"▶ running, {left} tick{'s' if left != 1 else ''} left", "green"
+
+
+def watch_words(state: RunState) -> tuple[str, str]:
+    """For an observer that only watches: who changes the world, and any trouble."""
+    if not state.running:
+        return f"■ no longer following: {state.error or 'stopped'}", "bold red"
+    who = (f"{state.changer} changes this world" if state.changer
+           else "nobody changes this world now (open it again to run it)")
+    if state.error is not None:
+        return f"👁 watching only: {who}; {state.error}", "bold yellow"
+    return f"👁 watching only: {who}", "bold cyan"
 
 
 class HearthHeader(DirectLines, Widget):
@@ -97,8 +110,9 @@ class HearthHeader(DirectLines, Widget):
         line.append_text(literal(words, style))
         line.append(" · ", "dim")
         line.append(f"{state.ticks_per_second:.1f} ticks/s")
-        line.append(" · ", "dim")
-        line.append(money(snapshot.spend_usd), "bold")
+        if not state.watch_only:  # the spend is counted by the process changing the world
+            line.append(" · ", "dim")
+            line.append(money(snapshot.spend_usd), "bold")
         self.set_class(past_label is not None, "-past")
         if line == self._line:
             return  # the header is redrawn every half second: mostly nothing changed

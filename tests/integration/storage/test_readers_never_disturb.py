@@ -73,3 +73,32 @@ def test_the_hazard_is_real_a_raw_open_and_close_loses_the_next_commit(tmp_path:
 @pytest.mark.parametrize("name", list(LOOKS))
 def test_hearths_own_looks_lose_nothing(tmp_path: Path, name: str) -> None:
     assert _committed_after_looking(tmp_path / "world.db", LOOKS[name]) == 2
+
+
+def test_a_log_a_dead_writer_left_is_recovered_when_a_read_only_look_may_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite answers "attempt to write a readonly database" when a read-only connection
+    meets a log that needs recovering (its writer was killed at the wrong moment; seen
+    under load). That is no damage: probe looks again through a connection that may
+    recover the log, as the next writer would, and the world opens."""
+    from storage import database
+
+    path = tmp_path / "world.db"
+    conn = sqlite3.connect(path)
+    conn.execute(f"CREATE TABLE {TABLE} (x)")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    real = database._look
+    modes: list[str] = []
+
+    def refusing(where: Path, mode: str):  # noqa: ANN202
+        modes.append(mode)
+        if "mode=ro" in mode:
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        return real(where, mode)
+
+    monkeypatch.setattr(database, "_look", refusing)
+    assert probe(path).version == 1
+    assert modes == ["?mode=ro", ""]
