@@ -57,7 +57,14 @@ from services.world_setup import NewWorld, WorldSetupError, plan_world, status_t
 from services.world_view import world_picture
 from storage import Storage, StorageError, WorldBusyError, WorldLock
 from storage.homes import AgentHomes
-from storage.world_files import identity, install, new_staging, recover, set_aside
+from storage.world_files import (
+    agent_names,
+    identity,
+    install,
+    new_staging,
+    recover,
+    set_aside,
+)
 
 if TYPE_CHECKING:
     from adapters.claude_mind import ClaudeMind
@@ -328,6 +335,9 @@ async def init_world(
             "(the old one is backed up first)",
             EXIT_USAGE,
         )
+    if exists:  # refuse at once, not after making the new world, if the world is in use
+        with WorldLock(env.data_dir):
+            pass
     width, height = size or (config.settings.world.width, config.settings.world.height)
     check_fits_in_memory(width, height)
     with creation_progress(sys.stderr, enabled=sys.stderr.isatty()) as progress:
@@ -350,9 +360,10 @@ async def init_world(
         async with Storage(staging,
                            synchronous=config.settings.storage.synchronous) as storage:
             await write_world(storage, world, config)
-        if exists:
-            saved = set_aside(env.data_dir, [homes.path(a.name) for a in world.agents
-                                             if homes.exists(a.name)])
+        if exists:  # the old world's homes go with it, and any a new agent would reuse
+            names = set(agent_names(env.data_dir / "world.db")) | {a.name for a in world.agents}
+            saved = set_aside(env.data_dir, [homes.path(n) for n in sorted(names)
+                                             if homes.exists(n)])
             print(f"The previous world was saved to {saved}")
         db_path = install(staging, env.data_dir)
         for agent in world.agents:

@@ -13,6 +13,7 @@ snapshots/snapshot_TICK.db, backups/ (automatic copies taken before migrations).
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from types import TracebackType
 
@@ -38,6 +39,7 @@ from storage.schema import LATEST_VERSION
 from storage.snapshots import SnapshotManager
 from storage.traces import TraceWriter
 from storage.unit_of_work import UnitOfWork
+from storage.world_files import recover
 from storage.world_lock import WorldBusyError, WorldLock
 from storage.writer import BackgroundWriter
 
@@ -61,6 +63,9 @@ __all__ = [
     "WorldLock",
     "WorldNotFoundError",
 ]
+
+
+log = logging.getLogger("hearth.storage")
 
 
 class Storage:
@@ -109,6 +114,8 @@ class Storage:
         if not self._read_only and (exists or self._create):
             # one writer per world (storage/world_lock.py)
             self._lock = WorldLock(self.data_dir).acquire()
+            for line in recover(self.data_dir):  # what a killed --init left here
+                log.warning("%s", line)
         try:
             self._db = await Database.open(
                 self.db_path,

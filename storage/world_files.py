@@ -164,3 +164,17 @@ def identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino
+
+
+def agent_names(db: Path) -> list[str]:
+    """The names of the agents a world's database holds (read-only, through SQLite)."""
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return []
+    try:
+        return [str(row[0]) for row in conn.execute("SELECT name FROM agents ORDER BY name")]
+    except sqlite3.DatabaseError:
+        return []
+    finally:
+        conn.close()

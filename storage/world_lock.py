@@ -20,9 +20,11 @@ world twice (making it, then running it) needs no second lock.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import fcntl
 import json
 import os
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -111,8 +113,15 @@ class WorldLock:
                                    f"({exc.strerror})") from None
             note = json.dumps({"pid": os.getpid(), "command": _command(),
                                "since": dt.datetime.now(dt.UTC).isoformat()})
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, note.encode("utf-8"), 0)
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise OSError(errno.EINVAL, "not a regular file")
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, note.encode("utf-8"), 0)
+            except OSError as exc:
+                os.close(fd)
+                raise StorageError(f"{path}: cannot take the world's writer lock "
+                                   f"({exc.strerror or exc}); move it aside") from None
             _held[key] = [fd, 1]
             self._mine = True
             return self

@@ -258,7 +258,9 @@ def test_force_backs_up_the_world_and_moves_old_homes_aside(capsys, dirs) -> Non
     assert f"position: ({new_x}, {new_y})" in (homes / "Ember" / ".status").read_text()
 
 
-def test_force_only_moves_the_homes_the_new_world_reuses(capsys, dirs) -> None:
+def test_force_moves_every_home_of_the_old_world_with_it(capsys, dirs) -> None:
+    """Homes belong to their world: all of the old world's go with it, so a later world
+    with the same names never finds an old agent's journal in a new agent's home."""
     _, homes = dirs
     create(capsys, dirs, "--seed", "3", "--size", SIZE, "--agents", "4")
     extra = sorted({p.name for p in homes.iterdir()} - set(CONFIGURED))
@@ -269,9 +271,12 @@ def test_force_only_moves_the_homes_the_new_world_reuses(capsys, dirs) -> None:
     create(capsys, dirs, "--seed", "4", "--size", SIZE, "--agents", "1", "--force")
     moved = list((dirs[0] / "backups").glob("world.replaced.*/agents"))
     assert len(moved) == 1
-    assert [p.name for p in moved[0].iterdir()] == ["Ember"], "only the reused home moves"
+    assert sorted(p.name for p in moved[0].iterdir()) == sorted([*CONFIGURED, *extra])
     for name in ("Sage", extra[0]):
-        assert (homes / name / "journal.md").read_text() == f"{name} was here.\n"
+        assert (moved[0] / name / "journal.md").read_text() == f"{name} was here.\n"
+        assert not (homes / name).exists()
+    assert sorted(p.name for p in homes.iterdir()) == ["Ember"]  # the new world's, fresh
+    assert (homes / "Ember" / "journal.md").read_text() == ""
     assert [a["name"] for a in status_json(capsys, dirs)["agents"]] == ["Ember"]
 
 

@@ -136,3 +136,18 @@ def test_recover_leaves_a_whole_world_alone(tmp_path: Path) -> None:
     data, _ = _old(tmp_path)
     assert recover(data) == []
     assert _seed(data / "world.db") == 1 and (data / "events.jsonl").exists()
+
+
+async def test_any_writing_open_clears_what_a_killed_init_left(tmp_path: Path) -> None:
+    """Not only the next --init: a --run (any writing open) takes the lock and recovers."""
+    from storage import Storage
+
+    data = tmp_path / "data"
+    async with Storage(data):
+        pass
+    left = new_staging(data)
+    _world(left, 9)
+    async with Storage(data, create=False):
+        assert not left.exists()
+    async with Storage(data, create=False, read_only=True):  # a reader changes nothing
+        pass

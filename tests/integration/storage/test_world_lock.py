@@ -61,3 +61,12 @@ def test_a_lock_file_that_is_a_link_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StorageError, match="cannot take the world's writer lock"):
         WorldLock(tmp_path).acquire()
     assert target.read_text() == "keep me"
+
+
+def test_a_lock_file_that_is_a_fifo_is_refused_in_a_line(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / LOCK_FILENAME)
+    with pytest.raises(StorageError, match="cannot take the world's writer lock.*move it aside"):
+        WorldLock(tmp_path).acquire()
+    assert not held_here(tmp_path)
