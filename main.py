@@ -75,6 +75,9 @@ log = logging.getLogger("hearth")
 
 PROJECT_DIR = Path(__file__).resolve().parent
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_BUDGET, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+"""What stops a run cleanly: Ctrl+C, a polite kill, and a closed terminal (SIGHUP)."""
 MIN_SIDE = 10
 """The smallest world side: room for a lake, a wood and a few agents."""
 GARDENER_NICENESS = 10
@@ -585,7 +588,7 @@ async def run_world(
             elif this is not None:
                 this.cancel()
 
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, stop, sig)
         summary = RunSummary()
         try:
@@ -608,7 +611,7 @@ async def run_world(
         else:
             cut_short = False
         finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in STOP_SIGNALS:
                 loop.remove_signal_handler(sig)
             await engine.close()  # waits for a snapshot still being written; closes clients
         if cut_short:

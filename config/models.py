@@ -186,9 +186,9 @@ class GardenerSettings(_Model):
 
     every_ticks: StrictInt = Field(24, ge=1)
     """A cycle each time the world has moved on this many ticks..."""
-    every_minutes: float | None = Field(None, gt=0)
+    every_minutes: float | None = Field(None, ge=0.1)
     """...or this many minutes have passed, whichever comes first (null: ticks only)."""
-    poll_seconds: float = Field(2.0, gt=0, le=600)
+    poll_seconds: float = Field(2.0, ge=0.1, le=600)
     """How often the waiting Gardener looks at the world's tick."""
     window_ticks: StrictInt = Field(48, ge=1)
     """How far back the health figures look."""
@@ -321,7 +321,8 @@ class Recipe(_Model):
     action: Action
     inputs: list[ItemName]
     technique: Technique | None = None
-    output_quantity: StrictInt = Field(1, ge=1)
+    output_quantity: StrictInt = Field(1, ge=1, le=1000)
+    """How many one making gives (at most 1,000: counts stay far from any integer's end)."""
     output_stackable: StrictBool = True
     properties: list[str] = Field(default_factory=list)
     discoveries: list[str] = Field(default_factory=list)

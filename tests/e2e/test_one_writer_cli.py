@@ -104,3 +104,26 @@ def test_a_gardener_stops_with_a_line_when_its_world_is_replaced(tmp_path: Path)
             gardener.kill()
     assert gardener.returncode == 1, out + err
     assert "was replaced or moved; stopped" in err and "Traceback" not in out + err
+
+
+def test_a_closed_terminal_stops_a_run_as_ctrl_c_does(tmp_path: Path) -> None:
+    """Issue 26: SIGHUP (the terminal went away) ended a run without its summary; now it
+    finishes the turns in flight, saves, and says where it stopped, like SIGTERM."""
+    import signal
+
+    assert hearth(tmp_path, "--init", *WORLD).returncode == 0
+    run = subprocess.Popen(hearth_args(tmp_path, "--run", "100000", "--quiet"),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           cwd=PROJECT, env=clean_env())
+    lock = tmp_path / "data" / "writer.lock"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (lock.exists() and lock.stat().st_size):
+        time.sleep(0.02)
+    time.sleep(0.5)
+    run.send_signal(signal.SIGHUP)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, out + err
+    assert "Traceback" not in out + err
+    [stopped] = [line for line in out.splitlines() if line.startswith("Stopped at tick ")]
+    tick = int(stopped.removeprefix("Stopped at tick ").split(";")[0])
+    assert _world_rows(tmp_path)[0][0][0] == tick

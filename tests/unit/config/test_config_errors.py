@@ -365,3 +365,29 @@ def test_load_config_names_the_failing_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path)
     assert str(caught.value) == f"{tmp_path / 'settings.yaml'}: file not found"
+
+
+@pytest.mark.parametrize(("section", "key", "value", "says"), [
+    ("gardener", "poll_seconds", 1e-9, "greater than or equal to 0.1"),
+    ("gardener", "every_minutes", 1e-9, "greater than or equal to 0.1"),
+])
+def test_settings_that_would_spin_are_refused_in_a_line(
+    tmp_path: Path, section: str, key: str, value: float, says: str
+) -> None:
+    """Issue 26: a Gardener polling or cycling every nanosecond ran 200 cycles a second."""
+    path = tmp_path / "settings.yaml"
+    _write(path, {section: {key: value}})
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path)
+    assert says in str(caught.value) and key in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_recipe_that_makes_an_absurd_number_is_refused_in_a_line(tmp_path: Path) -> None:
+    """Issue 26: `output_quantity: 10**30` passed and then overflowed on every run."""
+    path = tmp_path / "recipes.yaml"
+    _write(path, {"recipes": [{"name": "plank", "action": "work", "inputs": ["wood"],
+                               "technique": "split", "output_quantity": 10**30}]})
+    with pytest.raises(ConfigError) as caught:
+        load_recipes(path)
+    assert "output_quantity" in str(caught.value) and "1000" in str(caught.value)
