@@ -990,6 +990,10 @@ async def run(args: argparse.Namespace) -> int | Watch:
     config = load_config(args.config_dir)
     env = RuntimeEnv.resolve(os.environ, PROJECT_DIR, args.data_dir, args.agents_dir)
     log.debug("data dir %s, agents dir %s", env.data_dir, env.agents_dir)
+    for what, folder in (("data", env.data_dir), ("agents", env.agents_dir)):
+        if folder.exists() and not folder.is_dir():
+            raise CliError(f"{folder}: the {what} folder is a file, not a folder; move it "
+                           f"aside or choose another with --{what}-dir", EXIT_RUNTIME)
     if args.status:
         return await show_status(env, config, args.json)
     if args.init:

@@ -228,3 +228,17 @@ def test_at_a_terminal_plain_hearth_asks_for_the_observer(dirs, monkeypatch) -> 
     assert isinstance(outcome, main.Watch)
     assert (data / "world.db").exists(), "the first run creates the world before watching"
     assert outcome.env.data_dir == data and outcome.mind is None
+
+
+@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize("args", [["--run", "2"], ["--init"], ["--status"]])
+def test_a_data_or_agents_folder_that_is_a_file_is_refused_in_a_line(
+    capsys, dirs, which: int, args: list[str]
+) -> None:
+    """Issue 26: a data folder that was a file gave "File exists"."""
+    dirs[which].parent.mkdir(parents=True, exist_ok=True)
+    dirs[which].write_text("a note, not a world\n")
+    code, out, err = hearth(capsys, dirs, *args)
+    assert code == 1
+    assert err.count("\n") == 1 and "is a file, not a folder" in err
+    assert dirs[which].read_text() == "a note, not a world\n"
