@@ -30,6 +30,7 @@ import logging
 import re
 import shutil
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -351,6 +352,8 @@ async def init_world(
         except WorldSetupError as exc:
             raise CliError(str(exc), EXIT_USAGE) from None
     homes = AgentHomes(env.agents_dir)
+    if not exists:  # a home that is a link or no folder: refused before anything is made
+        homes.check(*(agent.name for agent in world.agents))
     with WorldLock(env.data_dir):  # refused while another process changes this world
         for line in recover(env.data_dir):
             print(line, file=sys.stderr)
@@ -1030,9 +1033,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f": {exc.filename}" if exc.filename else ""
         print(f"hearth: {exc.strerror or exc}{where}", file=sys.stderr)
         return EXIT_RUNTIME
+    except sqlite3.Error as exc:  # a fault, not a bug: one line, what was committed stays
+        print(f"hearth: {_database_fault(exc, args)}", file=sys.stderr)
+        return EXIT_RUNTIME
     except KeyboardInterrupt:
         print("hearth: interrupted", file=sys.stderr)
         return 130
+
+
+def _database_fault(exc: sqlite3.Error, args: argparse.Namespace) -> str:
+    """A database fault in words a person can act on."""
+    where = Path(args.data_dir or os.environ.get("HEARTH_DATA_DIR") or PROJECT_DIR / "data")
+    said = str(exc)
+    if "locked" in said or "busy" in said:
+        return (f"{where / 'world.db'} stayed locked by another program longer than Hearth "
+                "waits (an sqlite3 shell in a transaction?); everything committed is saved "
+                "and the next run goes on from it: close what holds it and run again")
+    if "full" in said:
+        return (f"the disk holding {where} is full; everything committed is saved and the "
+                "next run goes on from it: free some space and run again")
+    return (f"the database in {where} failed ({said}); everything committed is saved and "
+            "the next run goes on from it")
 
 
 def _drop_stdout() -> None:

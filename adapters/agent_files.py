@@ -71,6 +71,9 @@ one link is refused for reading (and so for append and edit, which read first);
 
 **Hearth's files.** `.status` (and its `.status.partial`) are written by Hearth
 each turn; the agent may read `.status` but write, append and edit refuse it.
+`remove` is Hearth's, not a tool: the undo of a lost turn (`adapters/file_undo.py`)
+removes the files that turn made through it, so it walks the path like the tools do
+and removes only a regular file.
 
 **Limits.** `max_file_bytes` caps every file after a write, append or edit (and
 what `read` will return); `max_files` caps the entries (files and folders, Hearth's
@@ -312,7 +315,35 @@ class AgentFiles:
         """Replace the one occurrence of `old` in a file with `new`."""
         return self._run(self._edit, path, old, new)
 
+    def remove(self, path: object) -> FileResult:
+        """Remove a regular file (Hearth's own, to undo a lost turn; not an agent tool).
+
+        The path is walked like any other, so nothing outside the home is reached;
+        anything but a regular file (a link, a folder, a FIFO) is left alone.
+        """
+        return self._run(self._remove, path)
+
     # -- implementations ------------------------------------------------------
+
+    def _remove(self, path: object) -> FileResult:
+        names, shown = self._file_path(path, "remove")
+        with ExitStack() as stack:
+            parent = self._open_parent(stack, names)
+            found = _lstat(parent, names[-1])
+            if found is None:
+                return FileResult(True, f"{shown} was not there")
+            if not stat.S_ISREG(found.st_mode):
+                raise _Refused(f"{shown} is {_kind(found.st_mode)}; only regular files "
+                               "are removed")
+            try:  # unlink never follows a link: at worst a name swapped in goes
+                os.unlink(names[-1], dir_fd=parent)
+            except FileNotFoundError:
+                pass
+            except OSError as error:
+                raise _Refused(f"could not remove {shown}: {error.strerror or error}") \
+                    from None
+        return FileResult(True, f"removed {shown}")
+
 
     @staticmethod
     def _run(operation: Callable[..., FileResult], *args: object) -> FileResult:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +56,16 @@ class FileUndoLog:
         self.directory.mkdir(parents=True, exist_ok=True)
         final = self._path(agent)
         partial = final.with_suffix(".partial")
-        with partial.open("w", encoding="utf-8") as fh:
-            json.dump(log, fh, ensure_ascii=False)
-            fh.flush()
-            os.fsync(fh.fileno())
+        data = json.dumps(log, ensure_ascii=False).encode("utf-8")
+        partial.unlink(missing_ok=True)  # a link or FIFO left there: its name goes
+        fd = os.open(partial, _NEW_FILE_FLAGS, 0o644)  # never through a link, never waiting
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         partial.replace(final)
 
     def guards_earlier_turn(self, agent: str, tick: int) -> bool:
@@ -81,7 +88,7 @@ class FileUndoLog:
         found = []
         for path in sorted(self.directory.glob("*.json")):
             try:
-                log = json.loads(path.read_text(encoding="utf-8"))
+                log = json.loads(_read_log(path))
                 entry = (path.stem, int(log["tick"]), dict(log["files"]))
             except (OSError, ValueError, KeyError, TypeError):
                 path.unlink(missing_ok=True)  # torn before the change it guards was made
@@ -96,11 +103,16 @@ class FileUndoLog:
         return found
 
     def play_back(self, agent: str, home: Path, files: dict[str, str | None]) -> None:
-        """Put each file back as it was before the lost turn; then forget the log."""
+        """Put each file back as it was before the lost turn; then forget the log.
+
+        Every path goes through the sandbox (`AgentFiles`): nothing outside the home
+        is written or removed, no link is followed, and a home that is itself a link
+        is not opened at all.
+        """
         sandbox = AgentFiles(home)
         for path, content in files.items():
             if content is None:
-                _remove_inside(home, path)
+                sandbox.remove(path)
             else:
                 sandbox.write(path, content)
         self.forget(agent)
@@ -110,12 +122,23 @@ class FileUndoLog:
         self._path(agent).unlink(missing_ok=True)
 
 
-def _remove_inside(home: Path, path: str) -> None:
-    """Remove a file the lost turn created, if it is a plain file inside the home."""
-    target = home / path
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | _O_CLOEXEC
+MAX_LOG_BYTES = 64 * 1024 * 1024
+
+
+def _read_log(path: Path) -> str:
+    """A log's text; ValueError unless it is a regular file (a link or FIFO is not
+    followed or waited on, and is then discarded as a torn log would be)."""
+    fd = os.open(path, _READ_FLAGS)
     try:
-        resolved = target.resolve(strict=True)
-    except (OSError, RuntimeError):
-        return
-    if home.resolve() in resolved.parents and target.is_file() and not target.is_symlink():
-        target.unlink(missing_ok=True)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_LOG_BYTES:
+            raise ValueError(f"{path} is not an undo log")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8")
+    finally:
+        os.close(fd)

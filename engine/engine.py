@@ -66,7 +66,7 @@ from services.world_setup import status_text
 from storage import Storage
 from storage.database import utc_stamp
 from storage.event_log import EventMirror
-from storage.homes import AgentHomes
+from storage.homes import AgentHomes, HomeRefusedError
 from storage.repositories.engine import MindRow, TickMetrics, TurnRow
 
 logger = logging.getLogger("hearth.engine")
@@ -137,6 +137,8 @@ class HearthEngine:
             horizon=settings.scheduling.horizon,
         )
         self.scheduler = Scheduler(settings.vision.radius)
+        if self.homes is not None:  # a home that is a link or no folder: refused, nothing written
+            self.homes.check(*(agent.name for agent in self.sim.agents.get_all_agents()))
         for agent in self.sim.agents.get_all_agents():  # never overwrites what exists
             self.sim.agents.ensure_home(agent.name, status_text(agent, self.sim.world.state,
                                                                  self.config))
@@ -339,7 +341,10 @@ class HearthEngine:
         sim = self.sim
         if reads_text and self.homes is not None:
             agent = sim.agents.require(name)
-            sim.agents.write_status(name, status_text(agent, sim.world.state, self.config))
+            try:
+                sim.agents.write_status(name, status_text(agent, sim.world.state, self.config))
+            except HomeRefusedError as refused:  # the turn is given back; the run stops
+                return TurnLog((), MIND_ERROR, error=str(refused)[:500], halt=str(refused))
         perception = self.perception_builder.build(name, tick, text=reads_text)
         if self.stewardship.notices:
             perception = self.stewardship.perceive(perception, tick)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import logging
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ from typing import Any
 
 import aiosqlite
 
+from storage import direct_db
 from storage.errors import (
     CorruptDatabaseError,
     MigrationError,
@@ -35,6 +37,8 @@ from storage.errors import (
 from storage.migrations import apply_migrations
 from storage.schema import HEARTH_TABLES, LATEST_VERSION
 from storage.wal_checkpointer import SAFETY_PAGES, WalCheckpointer
+
+log = logging.getLogger("hearth.storage")
 
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 
@@ -86,7 +90,8 @@ def header_version(path: Path) -> int:
 
 
 def _user_version(path: Path, mode: str) -> int:
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, timeout=30)
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True,
+                           timeout=direct_db.LOCK_PATIENCE)
     try:
         return int(conn.execute("PRAGMA user_version").fetchone()[0])
     finally:
@@ -99,7 +104,7 @@ def probe(path: Path) -> FileInfo:
     try:
         version, tables, check = _look(path, "?mode=ro")
     except sqlite3.OperationalError as exc:
-        if "readonly" not in str(exc):
+        if "readonly" not in str(exc):  # never reached: _look words all else itself
             raise CorruptDatabaseError(
                 f"{path}: the database could not be read ({exc}); it was left untouched"
             ) from None
@@ -125,10 +130,30 @@ def probe(path: Path) -> FileInfo:
     return FileInfo(version=version, tables=tables)
 
 
+class _Locked(Exception):
+    pass
+
+
 def _look(path: Path, mode: str) -> tuple[int, frozenset[str], str]:
-    """(schema version, table names, quick check) of a database file."""
+    """(schema version, table names, quick check) of a database file; a lock another
+    program holds is waited for, saying so, up to `direct_db.LOCK_PATIENCE` seconds."""
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}{mode}", uri=True, timeout=30)
+        return _look_once(path, mode, 1.0)
+    except _Locked:
+        log.warning("%s is locked by another program; waiting for it (up to %.0f s)",
+                    path, direct_db.LOCK_PATIENCE)
+    try:
+        return _look_once(path, mode, direct_db.LOCK_PATIENCE)
+    except _Locked:
+        raise StorageError(
+            f"{path}: locked by another program for longer than Hearth waits (an sqlite3 "
+            "shell in a transaction?); nothing was changed: close what holds it and run "
+            "again") from None
+
+
+def _look_once(path: Path, mode: str, patience: float) -> tuple[int, frozenset[str], str]:
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}{mode}", uri=True, timeout=patience)
     except sqlite3.Error as exc:
         raise StorageError(f"{path}: cannot open the world file ({exc})") from None
     try:
@@ -143,6 +168,8 @@ def _look(path: Path, mode: str) -> tuple[int, frozenset[str], str]:
     except sqlite3.OperationalError as exc:
         if "readonly" in str(exc):
             raise
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise _Locked() from None
         raise _damaged(path, exc) from None
     except sqlite3.DatabaseError as exc:
         raise _damaged(path, exc) from None

@@ -22,14 +22,22 @@ exactly that of `executemany`.
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Coroutine, Iterable, Sequence
 from contextlib import asynccontextmanager
 from itertools import chain
 from typing import Any, TypeVar
 
 from storage.errors import StorageError
+
+log = logging.getLogger("hearth.storage")
+
+LOCK_PATIENCE = 60.0
+"""Seconds the writer waits for a lock another program holds on world.db (an sqlite3
+shell in a transaction, a backup tool) before it stops the run with a line."""
 
 T = TypeVar("T")
 
@@ -252,7 +260,26 @@ class DirectDatabase:
     async def begin(self, *, savepoints: bool = True) -> None:
         if self.in_transaction:
             raise StorageError("a unit of work is already open on the writer")
-        self.conn.execute("BEGIN IMMEDIATE")
+        said = False
+        waited = 0.0
+        while True:
+            started = time.monotonic()
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")  # waits the connection's busy timeout
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+            waited += time.monotonic() - started
+            if waited >= LOCK_PATIENCE:
+                raise StorageError(
+                    f"world.db stayed locked by another program for {waited:.0f} s (an sqlite3 "
+                    "shell in a transaction?); stopped, everything committed is saved: close "
+                    "what holds it and run again")
+            if not said:
+                said = True
+                log.warning("world.db is locked by another program; waiting for it (up to "
+                            "%.0f s)", LOCK_PATIENCE)
 
     async def commit_and_continue(self) -> None:
         """Commit; the unit stays open, but its next transaction begins only when

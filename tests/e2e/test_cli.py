@@ -242,3 +242,34 @@ def test_a_data_or_agents_folder_that_is_a_file_is_refused_in_a_line(
     assert code == 1
     assert err.count("\n") == 1 and "is a file, not a folder" in err
     assert dirs[which].read_text() == "a note, not a world\n"
+
+
+def test_a_lock_held_by_another_program_is_waited_for_then_stops_the_run_in_a_line(
+    capsys, dirs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: a lock held past the writer's patience gave a `database is locked`
+    traceback. Now the run says it waits, and past its patience stops in one line, with
+    everything committed kept (the next run goes on)."""
+    import subprocess
+    import sys
+
+    from storage import direct_db
+
+    assert hearth(capsys, dirs, "--init", "--seed", "1", "--size", "48x40")[0] == 0
+    monkeypatch.setattr(direct_db, "LOCK_PATIENCE", 2.0)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], "
+         "isolation_level=None); c.execute('BEGIN EXCLUSIVE'); print('held', flush=True); "
+         "sys.stdin.readline()", str(dirs[0] / "world.db")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        code, out, err = hearth(capsys, dirs, "--run", "3", "--quiet")
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert code == 1, out + err
+    lines = [line for line in err.splitlines() if line.startswith("hearth:")]
+    assert len(lines) == 1 and "locked by another program" in lines[0]
+    assert "Traceback" not in out + err
+    code, out, err = hearth(capsys, dirs, "--run", "2", "--quiet")
+    assert code == 0, err
