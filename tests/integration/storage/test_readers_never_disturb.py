@@ -12,6 +12,7 @@ own ways of looking at a file must not cause it.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -102,3 +103,64 @@ def test_a_log_a_dead_writer_left_is_recovered_when_a_read_only_look_may_not(
     monkeypatch.setattr(database, "_look", refusing)
     assert probe(path).version == 1
     assert modes == ["?mode=ro", ""]
+
+
+async def test_nothing_in_a_living_world_opens_its_database_outside_sqlite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guard that fails if the hazard comes back anywhere these paths reach: while a
+    world lives here (making it, ticks with snapshots, the history reader, --status's
+    view, a Gardener's store), no Python-level open of world.db or its -wal/-shm."""
+    import builtins
+    import io
+
+    from adapters.offline_mind import OfflineMind
+    from config import load_config
+    from engine import HearthEngine
+    from services.status import world_status
+    from services.world_setup import create_world
+    from storage import Storage
+    from storage.history import HistoryReader
+
+    data = tmp_path / "data"
+    guarded = {str((data / name).resolve()) for name in ("world.db", "world.db-wal",
+                                                        "world.db-shm")}
+    touched: list[str] = []
+
+    def watch(real):  # noqa: ANN001, ANN202
+        def opening(file, *args, **kwargs):  # noqa: ANN001, ANN202
+            where = file if isinstance(file, (str, bytes, os.PathLike)) else None
+            if where is not None and str(Path(os.fsdecode(where)).resolve()) in guarded:
+                touched.append(str(where))
+            return real(file, *args, **kwargs)
+        return opening
+
+    monkeypatch.setattr(builtins, "open", watch(builtins.open))
+    monkeypatch.setattr(io, "open", watch(io.open))
+    monkeypatch.setattr(os, "open", watch(os.open))
+    config = load_config(None)
+    async with Storage(data) as storage:
+        await create_world(storage, config, seed=3, size=(40, 32), agent_count=3)
+    reader = HistoryReader(data / "world.db")
+    try:
+        async with Storage(data, create=False) as storage:
+            state = await storage.world.get_world_state()
+            agents = await storage.agents.get_all_agents()
+            engine = HearthEngine(storage, config, agents_dir=tmp_path / "agents",
+                                  mind=OfflineMind(state.seed,
+                                                   {a.name: a.personality for a in agents}))
+            await engine.initialize()
+            for _ in range(4):
+                await engine.tick_once()
+                await engine.committer.flush_writes()
+                assert reader.first_tick() == 0
+                reader.lines(engine.tick - 1)
+            await storage.snapshots.create(storage.db, engine.tick)
+            async with Storage(data, create=False, read_only=True) as looking:
+                assert (await world_status(looking)).tick == engine.tick
+            with GardenerStore(data / "world.db"):
+                pass
+            await engine.close()
+    finally:
+        reader.close()
+    assert touched == []
