@@ -3,6 +3,7 @@
     hearth                 open the world (creating it on first run) and show it
     hearth --init          create a new world (--seed N, --size WxH, --agents N, --force)
     hearth --status        summarise the world (--json for machines)
+    hearth --check         list every damaged row of the world, changing nothing
     hearth --map [PATH]    draw the world: in the terminal, or as a PNG image at PATH
     hearth --run N         live N ticks (creating the world first if needed); --quiet, --json
 
@@ -58,6 +59,7 @@ from services.world_setup import NewWorld, WorldSetupError, plan_world, status_t
 from services.world_view import world_picture
 from storage import Storage, StorageError, WorldBusyError, WorldLock
 from storage.homes import AgentHomes
+from storage.world_check import check_world
 from storage.world_files import (
     agent_names,
     identity,
@@ -141,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     command = parser.add_mutually_exclusive_group()
     command.add_argument("--status", action="store_true", help="summarise the world and exit")
     command.add_argument("--init", action="store_true", help="create a new world and exit")
+    command.add_argument("--check", action="store_true",
+                         help="list every damaged row of the world, changing nothing "
+                              "(exit 1 if there is any)")
     command.add_argument("--run", type=_whole_number(minimum=1), metavar="N",
                          help="run N ticks, printing each action; Ctrl+C stops cleanly")
     command.add_argument("--watch", action="store_true",
@@ -288,9 +293,37 @@ async def show_status(env: RuntimeEnv, config: HearthConfig, as_json: bool) -> i
             print(message)
         return EXIT_RUNTIME
     async with Storage(env.data_dir, create=False, read_only=True) as storage:
+        if damage := await first_problem(storage):
+            if as_json:
+                print(json.dumps({"error": "damaged", "message": damage}))
+                return EXIT_RUNTIME
+            raise CliError(damage)
         status = await world_status(storage, config.settings.time, _prices(config))
     print(json.dumps(status.to_dict(), indent=2) if as_json else format_status(status))
     return EXIT_OK if status.initialised else EXIT_RUNTIME
+
+
+async def first_problem(storage: Storage) -> str | None:
+    """The world's first damaged row in one line, or None when every row is sound."""
+    problems = await check_world(storage.db)
+    if not problems:
+        return None
+    more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""
+    return (f"{storage.db_path} is damaged: {problems[0]} "
+            f"(hearth --check lists them all{more})")
+
+
+async def check_world_rows(env: RuntimeEnv) -> int:
+    """`--check`: every problem of the world's rows, one a line; nothing is changed."""
+    if not Storage.world_exists(env.data_dir):
+        raise CliError(f"no world in {env.data_dir} yet; create one with `hearth --init`")
+    async with Storage(env.data_dir, create=False, read_only=True) as storage:
+        problems = await check_world(storage.db)
+    for line in problems:
+        print(line)
+    print(f"{storage.db_path}: {len(problems)} problem(s)" if problems
+          else f"{storage.db_path}: no problems found")
+    return EXIT_RUNTIME if problems else EXIT_OK
 
 
 def _available_memory() -> int | None:
@@ -410,6 +443,8 @@ async def draw_map(env: RuntimeEnv, target: str) -> int:
     if not Storage.world_exists(env.data_dir):
         raise CliError(f"no world in {env.data_dir} yet; create one with `hearth --init`")
     async with Storage(env.data_dir, create=False, read_only=True) as storage:
+        if damage := await first_problem(storage):
+            raise CliError(damage)
         picture = await world_picture(storage)
     if picture is None:
         raise CliError(f"{env.data_dir}: the database holds no world yet (run hearth --init)")
@@ -554,6 +589,22 @@ async def run_world(
     env: RuntimeEnv, config: HearthConfig, count: int, *, quiet: bool, as_json: bool,
     mind: str | None = None,
 ) -> int:
+    """`_run_world`, with a disk that fails it (full, failing, read-only) said in one line
+    naming where; what was committed stays, and the next run goes on from it."""
+    from storage.errors import is_storage_fault, storage_fault_line
+
+    try:
+        return await _run_world(env, config, count, quiet=quiet, as_json=as_json, mind=mind)
+    except OSError as exc:
+        if is_storage_fault(exc):
+            raise StorageError(storage_fault_line(exc)) from None
+        raise
+
+
+async def _run_world(
+    env: RuntimeEnv, config: HearthConfig, count: int, *, quiet: bool, as_json: bool,
+    mind: str | None = None,
+) -> int:
     """Live `count` ticks; Ctrl+C finishes the turn in flight and stops.
 
     Each agent's mind is Claude or the offline one (`adapters/mind_choice.py`); a
@@ -657,7 +708,11 @@ async def wire_engine(
 ) -> WiredEngine:
     """The engine over an open world, each agent with the mind chosen for it, the spend
     meter and the model clients; `engine.close()` closes the clients. A budget reached
-    stops the engine after the turn in flight and is reported to `on_budget`."""
+    stops the engine after the turn in flight and is reported to `on_budget`.
+    A world with a damaged row is refused first, in one line, before anything is read
+    into the engine or written (storage/world_check.py)."""
+    if damage := await first_problem(storage):
+        raise CliError(damage)
     state = await storage.world.get_world_state()
     if state is None:
         raise CliError(f"{storage.db_path} holds no world yet (run hearth --init)")
@@ -999,6 +1054,8 @@ async def run(args: argparse.Namespace) -> int | Watch:
                            f"aside or choose another with --{what}-dir", EXIT_RUNTIME)
     if args.status:
         return await show_status(env, config, args.json)
+    if args.check:
+        return await check_world_rows(env)
     if args.init:
         return await init_world(env, config, seed=args.seed, size=args.size,
                                 agents=args.agents, force=args.force)
@@ -1049,9 +1106,13 @@ def _database_fault(exc: sqlite3.Error, args: argparse.Namespace) -> str:
         return (f"{where / 'world.db'} stayed locked by another program longer than Hearth "
                 "waits (an sqlite3 shell in a transaction?); everything committed is saved "
                 "and the next run goes on from it: close what holds it and run again")
-    if "full" in said:
+    if "full" in said or getattr(exc, "sqlite_errorname", "") == "SQLITE_IOERR_SHMSIZE":
         return (f"the disk holding {where} is full; everything committed is saved and the "
                 "next run goes on from it: free some space and run again")
+    if "disk I/O error" in said:
+        return (f"the disk holding {where} failed a read or write ({said}); everything "
+                "committed is saved and the next run goes on from it: check the disk and "
+                "run again")
     return (f"the database in {where} failed ({said}); everything committed is saved and "
             "the next run goes on from it")
 

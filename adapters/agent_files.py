@@ -91,6 +91,7 @@ from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from storage.errors import is_storage_fault
 from storage.homes import STATUS_FILE
 
 KIB = 1024
@@ -345,11 +346,15 @@ class AgentFiles:
         return FileResult(True, f"removed {shown}")
 
 
-    @staticmethod
-    def _run(operation: Callable[..., FileResult], *args: object) -> FileResult:
+    def _run(self, operation: Callable[..., FileResult], *args: object) -> FileResult:
         try:
             return operation(*args)
         except _Refused as refused:
+            fault = refused.__context__  # the OSError it was raised for, if any
+            if isinstance(fault, OSError) and is_storage_fault(fault):
+                # A full or failing disk is no answer to the agent: the run stops (one
+                # line naming the home), and the turn is taken again once it is mended.
+                raise OSError(fault.errno, fault.strerror, str(self.home)) from None
             return FileResult(False, refused.message)
 
     def _read(self, path: object) -> FileResult:

@@ -64,8 +64,11 @@ class FileUndoLog:
             while view:
                 view = view[os.write(fd, view):]
             os.fsync(fd)
-        finally:
-            os.close(fd)
+        except OSError as exc:  # a full disk: the change it guards is not made (main says
+            os.close(fd)        # where in one line); the torn log goes, and its space
+            partial.unlink(missing_ok=True)
+            raise OSError(exc.errno, exc.strerror, str(partial)) from None
+        os.close(fd)
         partial.replace(final)
 
     def guards_earlier_turn(self, agent: str, tick: int) -> bool:

@@ -65,6 +65,7 @@ from services.turn_loop import MIND_ERROR, TurnLog, run_turn
 from services.world_setup import status_text
 from storage import Storage
 from storage.database import utc_stamp
+from storage.errors import is_storage_fault
 from storage.event_log import EventMirror
 from storage.homes import AgentHomes, HomeRefusedError
 from storage.repositories.engine import MindRow, TickMetrics, TurnRow
@@ -309,6 +310,8 @@ class HearthEngine:
             try:
                 log = await self._turn(mind, name, tick, reads_text)
             except Exception as exc:  # a bug outside the mind: this turn ends, others go on
+                if is_storage_fault(exc):  # the disk: the run stops, this turn is lost
+                    raise
                 logger.exception("turn of %s at tick %s failed", name, tick)
                 log = TurnLog((), MIND_ERROR, {}, f"{type(exc).__name__}: {exc}"[:500])
             if log.halt is not None:

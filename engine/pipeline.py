@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from engine.context import TickContext
+from storage.errors import is_storage_fault
 
 log = logging.getLogger("hearth.engine")
 
@@ -43,7 +44,7 @@ class BasePhase:
         try:
             out = await self._execute(ctx)
         except Exception as exc:
-            if self.critical:
+            if self.critical or is_storage_fault(exc):  # a full disk stops the run
                 raise
             log.exception("phase %s failed at tick %s; the tick goes on", self.name, ctx.tick)
             out = ctx.with_error(self.name, f"{type(exc).__name__}: {exc}")

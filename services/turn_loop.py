@@ -22,6 +22,7 @@ from core.actions import ActionResult
 from core.events import DomainEvent
 from core.quick_init import quick_init
 from services.mind import Mind, MindError, MindHalt, ToolCall, ToolOutcome, TurnStart
+from storage.errors import is_storage_fault
 
 log = logging.getLogger("hearth.turns")
 
@@ -94,6 +95,8 @@ async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narr
         log.warning("turn of %s at tick %s ended early: %s", start.agent, start.tick, exc)
         ended, error = MIND_ERROR, str(exc)[:500]
     except Exception as exc:  # the mind failed: its actions stand, the tick goes on
+        if is_storage_fault(exc):  # the disk, not the mind: the run stops, the turn is lost
+            raise
         log.exception("turn of %s at tick %s failed", start.agent, start.tick)
         ended, error = MIND_ERROR, f"{type(exc).__name__}: {exc}"[:500]
     record = _safe_record(turn)

@@ -104,6 +104,8 @@ def probe(path: Path) -> FileInfo:
     try:
         version, tables, check = _look(path, "?mode=ro")
     except sqlite3.OperationalError as exc:
+        if _disk_fault(exc):  # a full disk: main says so in one line
+            raise
         if "readonly" not in str(exc):  # never reached: _look words all else itself
             raise CorruptDatabaseError(
                 f"{path}: the database could not be read ({exc}); it was left untouched"
@@ -170,12 +172,21 @@ def _look_once(path: Path, mode: str, patience: float) -> tuple[int, frozenset[s
             raise
         if "locked" in str(exc) or "busy" in str(exc):
             raise _Locked() from None
+        if _disk_fault(exc):  # the disk is full or failing, the file may be fine: main says
+            raise
         raise _damaged(path, exc) from None
     except sqlite3.DatabaseError as exc:
         raise _damaged(path, exc) from None
     finally:
         conn.close()
     return version, tables, check
+
+
+def _disk_fault(exc: sqlite3.Error) -> bool:
+    """SQLite could not read or write (a full disk: the WAL index cannot grow), which
+    says nothing about what the file holds."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name == "SQLITE_FULL" or name.startswith("SQLITE_IOERR")
 
 
 def _damaged(path: Path, exc: Exception) -> CorruptDatabaseError:

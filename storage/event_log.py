@@ -16,6 +16,7 @@ from typing import Any
 
 from core.events import DomainEvent
 from storage.database import utc_stamp
+from storage.errors import is_storage_fault
 from storage.jsonl import JsonlFile
 
 log = logging.getLogger("hearth.storage")
@@ -63,6 +64,8 @@ class EventMirror:
             with self._lock, self.path.open("a", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as exc:  # the database has them; reconcile will write them later
+            if is_storage_fault(exc):  # the disk is full: the run stops here (one line)
+                raise OSError(exc.errno, exc.strerror, str(self.path)) from None
             log.warning("could not append to %s: %s", self.path, exc)
 
     def last_seq(self) -> int:
@@ -101,10 +104,13 @@ class EventMirror:
             missing = await engine_repo.events_after(have, 10_000)
             if not missing:
                 return added
-            with self._lock, self.path.open("a", encoding="utf-8") as fh:
-                for seq, data in missing:
-                    fh.write(json.dumps({"seq": seq, **data}, ensure_ascii=False,
-                                        separators=(",", ":"), sort_keys=False) + "\n")
+            try:
+                with self._lock, self.path.open("a", encoding="utf-8") as fh:
+                    for seq, data in missing:
+                        fh.write(json.dumps({"seq": seq, **data}, ensure_ascii=False,
+                                            separators=(",", ":"), sort_keys=False) + "\n")
+            except OSError as exc:  # a full disk: named (a torn last line is cut next time)
+                raise OSError(exc.errno, exc.strerror, str(self.path)) from None
             have = missing[-1][0]
             added += len(missing)
 

@@ -65,6 +65,9 @@ class SnapshotManager:
                 source.backup(target)
             finally:
                 target.close()
+        except BaseException:  # a full disk: the copy's space is given back at once
+            partial.unlink(missing_ok=True)
+            raise
         finally:
             source.close()
         partial.replace(final)

@@ -119,9 +119,12 @@ class WorldLock:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, note.encode("utf-8"), 0)
             except OSError as exc:
-                os.close(fd)
-                raise StorageError(f"{path}: cannot take the world's writer lock "
-                                   f"({exc.strerror or exc}); move it aside") from None
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT):  # the lock holds without
+                    pass  # its note (who holds it); the full disk is met, and named, next
+                else:
+                    os.close(fd)
+                    raise StorageError(f"{path}: cannot take the world's writer lock "
+                                       f"({exc.strerror or exc}); move it aside") from None
             _held[key] = [fd, 1]
             self._mine = True
             return self

@@ -56,6 +56,13 @@ class AgentTurnPhase(BasePhase):
         alone = engine.all_answer_at_once(names)
 
         async def worker() -> None:
+            try:
+                await work()
+            except BaseException:  # a full disk, say: the others end their turns in flight
+                engine.request_stop()
+                raise
+
+        async def work() -> None:
             passed = 0
             while pending and not engine.stop_requested:
                 cluster = pending.pop()
@@ -82,7 +89,11 @@ class AgentTurnPhase(BasePhase):
             if workers == 1:
                 await worker()
             elif workers > 1:
-                await asyncio.gather(*(worker() for _ in range(workers)))
+                ended = await asyncio.gather(*(worker() for _ in range(workers)),
+                                             return_exceptions=True)
+                for failed in ended:
+                    if isinstance(failed, BaseException):
+                        raise failed
         finally:
             finished.set()
             batch_ready.set()

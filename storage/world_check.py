@@ -1,0 +1,513 @@
+"""Every stored row held to the domain's rules, read through SQLite only.
+
+`check_world(db)` lists what is wrong with a world, one line a problem, each naming
+the table, the row and what is wrong ("agents 'Ember': position (600, 3) lies
+outside the 40x40 world"). It only reads: `hearth --check` prints the list, and a
+run or the observer refuses to load a world that has any (the first, in one line),
+so a damaged row is reported before it can raise a traceback mid-tick or be
+written back over.
+
+What is checked: values within the world's bounds, positive counts, names of known
+kinds (terrain, weather, edges, privacy, statuses), JSON that parses and has the
+shape its reader expects, references that resolve (agents, conversations), and a
+tick counter not behind the turns, events and metrics recorded at it. Resource and
+item names are held to the domain's form (`core.objects.item_type`), not to the
+recipes of the day: config may change between runs and a stack stays meaningful.
+The Gardener's tables are not checked: the engine judges every request as it
+applies it, and a request row may hold anything (CLAUDE.md).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from core.agent import Journey
+from core.conversation import InvitationStatus, Privacy
+from core.objects import item_type
+from core.places import NamedPlace, place_key
+from core.raster import TerrainRaster
+from core.terrain import Terrain, Weather
+from core.types import Direction, Position, agent_name
+from storage.database import Database
+
+RASTER_ENCODING = "zlib:u8"  # the one storage/repositories/world.py writes
+SHOWN = 60
+"""Characters of a stored value quoted in a problem, at most."""
+
+_TERRAINS = frozenset(t.value for t in Terrain)
+_WEATHERS = frozenset(w.value for w in Weather)
+_EDGES = frozenset(d.value for d in Direction if d is not Direction.DOWN)
+_PRIVACIES = frozenset(p.value for p in Privacy)
+_STATUSES = frozenset(s.value for s in InvitationStatus)
+
+
+def show(value: Any) -> str:
+    """A stored value quoted on one line, cut to SHOWN characters."""
+    text = repr(value)
+    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _json(text: Any) -> tuple[Any, str | None]:
+    """(value, None), or (None, what is wrong) for text that is not JSON."""
+    if not isinstance(text, str):
+        return None, f"holds {show(text)}, not JSON text"
+    try:
+        return json.loads(text), None
+    except (ValueError, RecursionError) as exc:
+        return None, f"is not valid JSON ({str(exc).splitlines()[0][:SHOWN]})"
+
+
+class _Problems:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def add(self, table: str, row: str, what: str) -> None:
+        self.lines.append(f"{table} {row}: {what}")
+
+
+class _World:
+    """What other rows are checked against: the size and who exists."""
+
+    def __init__(self, width: int, height: int, agents: frozenset[str],
+                 tables: set[str]) -> None:
+        self.width, self.height, self.agents, self.tables = width, height, agents, tables
+
+    def outside(self, x: Any, y: Any) -> str | None:
+        """What is wrong with (x, y) as a cell of this world, or None."""
+        if not (_is_int(x) and _is_int(y)):
+            return f"position ({show(x)}, {show(y)}) is not two whole numbers"
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            return f"position ({x}, {y}) lies outside the {self.width}x{self.height} world"
+        return None
+
+    def point(self, raw: Any) -> tuple[Position | None, str | None]:
+        """A stored [x, y] pair as a position in bounds, or what is wrong with it."""
+        if not (isinstance(raw, list) and len(raw) == 2):
+            return None, f"{show(raw)} is not an [x, y] pair"
+        wrong = self.outside(*raw)
+        return (None, wrong) if wrong else (Position(raw[0], raw[1]), None)
+
+
+async def check_world(db: Database) -> list[str]:
+    """Every problem of the world in `db`, in table order; empty when it is sound."""
+    tables = {r[0] for r in await db.fetchall(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    found = _Problems()
+    world = await _check_world_state(db, tables, found)
+    if world is None:
+        return found.lines
+    steps: list[tuple[str, Callable[[Database, _World, _Problems], Awaitable[None]]]] = [
+        ("terrain_raster", _check_raster), ("cells", _check_cells), ("agents", _check_agents),
+        ("inventory_stacks", _check_inventory), ("objects", _check_objects),
+        ("named_places", _check_places), ("structures", _check_structures),
+        ("conversations", _check_conversations), ("edge_materials", _check_edges_and_spent),
+        ("minds", _check_engine),
+    ]
+    for table, step in steps:  # an old file's missing tables come with its migration
+        if table in tables:
+            await step(db, world, found)
+    return found.lines
+
+
+async def _check_world_state(db: Database, tables: set[str], found: _Problems) -> _World | None:
+    if "world_state" not in tables or "agents" not in tables:
+        found.add("world_state", "1", "the table is missing: this file holds no world")
+        return None
+    rows = await db.fetchall("SELECT id, width, height, seed, tick, weather FROM world_state")
+    if not rows:
+        found.add("world_state", "1", "no row: the world was never made (run hearth --init)")
+        return None
+    _id, width, height, seed, tick, weather = rows[0]
+    sound = True
+    for name, value in (("width", width), ("height", height)):
+        if not _is_int(value) or value < 1:
+            found.add("world_state", "1", f"{name} {show(value)} is not a positive whole number")
+            sound = False
+    if not _is_int(seed):
+        found.add("world_state", "1", f"seed {show(seed)} is not a whole number")
+    if not _is_int(tick) or tick < 0:
+        found.add("world_state", "1", f"tick {show(tick)} is not a whole number from 0")
+        tick = None
+    if weather not in _WEATHERS:
+        found.add("world_state", "1", f"weather {show(weather)} is not one of "
+                                      f"{', '.join(sorted(_WEATHERS))}")
+    if tick is not None:
+        ahead = []  # its own turns, events and metrics, recorded at later ticks
+        for table, column in (("turns", "turns"), ("events", "events"),
+                              ("tick_metrics", "tick metrics")):
+            if table in tables:
+                row = await db.fetchone(f"SELECT MAX(tick) FROM {table}")
+                if row and _is_int(row[0]) and row[0] > tick:
+                    ahead.append((row[0], column))
+        if ahead:
+            latest, column = max(ahead)
+            found.add("world_state", "1", f"tick {tick} is behind the world's own {column}, "
+                                          f"recorded up to tick {latest} (the counter was "
+                                          "set back)")
+    names = frozenset(str(r[0]) for r in await db.fetchall("SELECT name FROM agents"))
+    return _World(width, height, names, tables) if sound else None
+
+
+async def _check_raster(db: Database, world: _World, found: _Problems) -> None:
+    for width, height, encoding, data in await db.fetchall(
+            "SELECT width, height, encoding, data FROM terrain_raster"):
+        if (width, height) != (world.width, world.height):
+            found.add("terrain_raster", "1", f"is {show(width)}x{show(height)}, the world "
+                                             f"{world.width}x{world.height}")
+            continue
+        if encoding != RASTER_ENCODING:
+            found.add("terrain_raster", "1", f"encoding {show(encoding)} is not "
+                                             f"{RASTER_ENCODING!r}")
+            continue
+        try:
+            TerrainRaster(width, height, zlib.decompress(data))
+        except (zlib.error, ValueError, TypeError) as exc:
+            found.add("terrain_raster", "1", f"the terrain is damaged ({show(str(exc))})")
+
+
+def _edges_wrong(text: Any) -> str | None:
+    if not isinstance(text, str):
+        return f"{show(text)} is not a list of edges"
+    stray = [p for p in text.split(",") if p and p not in _EDGES]
+    if stray:
+        return f"{show(stray[0])} is not an edge (north, south, east or west)"
+    return None
+
+
+async def _check_cells(db: Database, world: _World, found: _Problems) -> None:
+    for x, y, terrain, walls, doors in await db.fetchall(
+            "SELECT x, y, terrain, walls, doors FROM cells"):
+        key = f"({x}, {y})"
+        if wrong := world.outside(x, y):
+            found.add("cells", key, wrong)
+        if terrain not in _TERRAINS:
+            found.add("cells", key, f"terrain {show(terrain)} is not one of "
+                                    f"{', '.join(t.value for t in Terrain)}")
+        wall_wrong, door_wrong = _edges_wrong(walls), _edges_wrong(doors)
+        if wall_wrong:
+            found.add("cells", key, f"walls: {wall_wrong}")
+        if door_wrong:
+            found.add("cells", key, f"doors: {door_wrong}")
+        if not (wall_wrong or door_wrong):
+            stray = set(doors.split(",")) - set(walls.split(",")) - {""}
+            if stray:
+                found.add("cells", key, f"a door on the {sorted(stray)[0]} edge has no wall")
+
+
+async def _check_agents(db: Database, world: _World, found: _Problems) -> None:
+    for name, model_id, x, y, journey, known, last_active in await db.fetchall(
+            "SELECT name, model_id, x, y, journey, known_agents, last_active_tick FROM agents"):
+        key = show(name)
+        try:
+            agent_name(name)
+        except ValueError:
+            found.add("agents", key, "the name is not an agent's name (1-32 letters, digits, "
+                                     "'_' or '-', a letter first)")
+        if not isinstance(model_id, str) or not model_id.strip():
+            found.add("agents", key, f"model_id {show(model_id)} is empty")
+        if wrong := world.outside(x, y):
+            found.add("agents", key, wrong)
+        if not _is_int(last_active):
+            found.add("agents", key, f"last_active_tick {show(last_active)} is not a whole number")
+        if journey is not None and (wrong := _journey_wrong(journey, world)):
+            found.add("agents", key, f"journey {wrong}")
+        names, wrong = _json(known)
+        if wrong:
+            found.add("agents", key, f"known_agents {wrong}")
+        elif not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            found.add("agents", key, f"known_agents {show(names)} is not a list of names")
+        elif name in names:
+            found.add("agents", key, "known_agents names the agent itself")
+        elif stray := [n for n in names if n not in world.agents]:
+            found.add("agents", key, f"known_agents names {show(stray[0])}, who is no agent")
+
+
+def _journey_wrong(text: Any, world: _World) -> str | None:
+    raw, wrong = _json(text)
+    if wrong:
+        return wrong
+    if not isinstance(raw, dict) or not {"destination", "path", "progress"} <= raw.keys():
+        return "is not an object with destination, path and progress"
+    path = raw["path"]
+    if not isinstance(path, list):
+        return f"path {show(path)} is not a list of [x, y] pairs"
+    points = []
+    for step in [raw["destination"], *path]:
+        point, wrong = world.point(step)
+        if wrong:
+            return f"goes to {wrong}"
+        points.append(point)
+    progress, seen = raw["progress"], raw.get("seen", [])
+    if not _is_int(progress):
+        return f"progress {show(progress)} is not a whole number"
+    if not isinstance(seen, list) or not all(isinstance(n, str) for n in seen):
+        return f"seen {show(seen)} is not a list of names"
+    try:
+        Journey(points[0], tuple(points[1:]), progress, frozenset(seen))
+    except ValueError as exc:
+        return f"breaks a rule: {exc}"
+    return None
+
+
+async def _check_inventory(db: Database, world: _World, found: _Problems) -> None:
+    for owner, resource, quantity in await db.fetchall(
+            "SELECT agent_name, resource, quantity FROM inventory_stacks"):
+        key = f"{show(owner)} {show(resource)}"
+        if owner not in world.agents:
+            found.add("inventory_stacks", key, f"belongs to {show(owner)}, who is no agent")
+        if not _is_int(quantity) or quantity < 1:
+            found.add("inventory_stacks", key, f"quantity {show(quantity)} is not positive")
+        if wrong := _name_wrong(resource):
+            found.add("inventory_stacks", key, f"resource {wrong}")
+    for iid, owner, slot, kind, properties in await db.fetchall(
+            "SELECT id, agent_name, slot, item_type, properties FROM inventory_items"):
+        key = show(iid)
+        if owner not in world.agents:
+            found.add("inventory_items", key, f"belongs to {show(owner)}, who is no agent")
+        if not _is_int(slot):
+            found.add("inventory_items", key, f"slot {show(slot)} is not a whole number")
+        if wrong := _name_wrong(kind):
+            found.add("inventory_items", key, f"item_type {wrong}")
+        if wrong := _texts_wrong(properties):
+            found.add("inventory_items", key, f"properties {wrong}")
+
+
+def _name_wrong(name: Any) -> str | None:
+    try:
+        item_type(name)
+    except ValueError:
+        return f"{show(name)} is not a name of a thing (lowercase letters, digits and '_')"
+    return None
+
+
+def _texts_wrong(text: Any) -> str | None:
+    value, wrong = _json(text)
+    if wrong:
+        return wrong
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return f"{show(value)} is not a list of texts"
+    return None
+
+
+def _creator_wrong(creator: Any, world: _World) -> str | None:
+    if creator is None or creator == "" or creator in world.agents:
+        return None
+    return f"made by {show(creator)}, who is no agent"
+
+
+async def _check_objects(db: Database, world: _World, found: _Problems) -> None:
+    for oid, kind, x, y, creator, created, extras in await db.fetchall(
+            "SELECT id, object_type, x, y, created_by, created_tick, extras FROM objects"):
+        key = show(oid)
+        if wrong := world.outside(x, y):
+            found.add("objects", key, wrong)
+        if wrong := _creator_wrong(creator, world):
+            found.add("objects", key, wrong)
+        if not _is_int(created) or created < 0:
+            found.add("objects", key, f"created_tick {show(created)} is not a whole number from 0")
+        value, wrong = _json(extras)
+        if wrong:
+            found.add("objects", key, f"extras {wrong}")
+        elif wrong := _extras_wrong(kind, value):
+            found.add("objects", key, wrong)
+
+
+def _extras_wrong(kind: Any, extras: Any) -> str | None:
+    if not isinstance(extras, dict):
+        return f"extras {show(extras)} is not an object"
+    if kind == "sign":
+        text = extras.get("text")
+        return None if isinstance(text, str) and text.strip() else "a sign with no text"
+    if kind != "placed_item":
+        return f"object_type {show(kind)} is not sign or placed_item"
+    item = extras.get("item")
+    if item is not None:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not item["id"]:
+            return f"item {show(item)} is not an item with an id"
+        if wrong := _name_wrong(item.get("type")):
+            return f"item type {wrong}"
+        props = item.get("properties", [])
+        if not isinstance(props, list) or not all(isinstance(p, str) for p in props):
+            return f"item properties {show(props)} are not a list of texts"
+        return None
+    if wrong := _name_wrong(extras.get("resource")):
+        return f"resource {wrong}"
+    quantity = extras.get("quantity")
+    if not _is_int(quantity) or quantity < 1:
+        return f"quantity {show(quantity)} is not positive"
+    return None
+
+
+async def _check_places(db: Database, world: _World, found: _Problems) -> None:
+    for key, name, x, y, named_by, tick in await db.fetchall(
+            "SELECT key, name, x, y, named_by, tick FROM named_places"):
+        row = show(key)
+        if wrong := world.outside(x, y):
+            found.add("named_places", row, wrong)
+        if wrong := _creator_wrong(named_by, world):
+            found.add("named_places", row, wrong.replace("made", "named"))
+        if not _is_int(tick):
+            found.add("named_places", row, f"tick {show(tick)} is not a whole number")
+        try:
+            place = NamedPlace(name, Position(0, 0), None, 0)
+        except (ValueError, AttributeError, TypeError) as exc:
+            found.add("named_places", row, f"name {show(name)}: {exc}")
+        else:
+            if place.key != key:
+                found.add("named_places", row, f"the key is not {place_key(name)!r}, "
+                                               "the name's own")
+    if "landmarks" in world.tables:
+        for lid, x, y in await db.fetchall("SELECT id, x, y FROM landmarks"):
+            if wrong := world.outside(x, y):
+                found.add("landmarks", str(lid), wrong)
+
+
+async def _check_structures(db: Database, world: _World, found: _Problems) -> None:
+    for sid, creator, created, private, interior, *box in await db.fetchall(
+            "SELECT id, created_by, created_tick, is_private, interior, min_x, min_y, "
+            "max_x, max_y FROM structures"):
+        key = show(sid)
+        if wrong := _creator_wrong(creator, world):
+            found.add("structures", key, wrong)
+        if not _is_int(created):
+            found.add("structures", key, f"created_tick {show(created)} is not a whole number")
+        if private not in (0, 1):
+            found.add("structures", key, f"is_private {show(private)} is not 0 or 1")
+        cells, wrong = _json(interior)
+        if wrong:
+            found.add("structures", key, f"interior {wrong}")
+            continue
+        if not isinstance(cells, list) or not cells:
+            found.add("structures", key, f"interior {show(cells)} is not a list of cells")
+            continue
+        points = []
+        for raw in cells:
+            point, wrong = world.point(raw)
+            if wrong:
+                found.add("structures", key, f"interior: {wrong}")
+                break
+            points.append(point)
+        else:
+            xs, ys = [p.x for p in points], [p.y for p in points]
+            if box != [min(xs), min(ys), max(xs), max(ys)]:
+                found.add("structures", key, f"bounds {box} are not the interior's "
+                                             f"{[min(xs), min(ys), max(xs), max(ys)]}")
+
+
+async def _check_conversations(db: Database, world: _World, found: _Problems) -> None:
+    conversations: dict[str, Any] = {}
+    for cid, privacy, creator, started, ended in await db.fetchall(
+            "SELECT id, privacy, created_by, started_tick, ended_tick FROM conversations"):
+        key = show(cid)
+        conversations[cid] = ended
+        if not cid:
+            found.add("conversations", key, "the id is empty")
+        if privacy not in _PRIVACIES:
+            found.add("conversations", key, f"privacy {show(privacy)} is not public or private")
+        if creator not in world.agents:
+            found.add("conversations", key, f"started by {show(creator)}, who is no agent")
+        if not _is_int(started) or (ended is not None and not _is_int(ended)):
+            found.add("conversations", key, f"ticks {show(started)}, {show(ended)} are not "
+                                            "whole numbers")
+    talking: dict[str, str] = {}
+    for cid, name, left in await db.fetchall(
+            "SELECT conversation_id, agent_name, left_tick FROM conversation_participants "
+            "ORDER BY conversation_id, agent_name"):
+        key = f"{show(cid)} {show(name)}"
+        if cid not in conversations:
+            found.add("conversation_participants", key, f"conversation {show(cid)} does not exist")
+        if name not in world.agents:
+            found.add("conversation_participants", key, f"{show(name)} is no agent")
+        elif left is None and cid in conversations and conversations[cid] is None:
+            if name in talking:
+                found.add("conversation_participants", key,
+                          f"{name} is also in conversation {show(talking[name])}; "
+                          "an agent talks in one at a time")
+            talking[name] = cid
+    for tid, cid, speaker in await db.fetchall(
+            "SELECT t.id, t.conversation_id, t.speaker FROM conversation_turns t "
+            "LEFT JOIN conversations c ON c.id = t.conversation_id "
+            "LEFT JOIN agents a ON a.name = t.speaker WHERE c.id IS NULL OR a.name IS NULL"):
+        what = (f"conversation {show(cid)} does not exist" if cid not in conversations
+                else f"spoken by {show(speaker)}, who is no agent")
+        found.add("conversation_turns", str(tid), what)
+    for iid, inviter, invitee, privacy, status, cid in await db.fetchall(
+            "SELECT id, inviter, invitee, privacy, status, conversation_id FROM invitations"):
+        key = str(iid)
+        for who in (inviter, invitee):
+            if who not in world.agents:
+                found.add("invitations", key, f"{show(who)} is no agent")
+        if inviter == invitee:
+            found.add("invitations", key, "an agent invites itself")
+        if privacy not in _PRIVACIES:
+            found.add("invitations", key, f"privacy {show(privacy)} is not public or private")
+        if status not in _STATUSES:
+            found.add("invitations", key, f"status {show(status)} is not one of "
+                                          f"{', '.join(sorted(_STATUSES))}")
+        if cid is not None and cid != "" and cid not in conversations:
+            found.add("invitations", key, f"conversation {show(cid)} does not exist")
+
+
+async def _check_edges_and_spent(db: Database, world: _World, found: _Problems) -> None:
+    for x, y, side, part, material, quantity in await db.fetchall(
+            "SELECT x, y, side, part, material, quantity FROM edge_materials"):
+        key = f"({x}, {y}) {show(side)} {part}"
+        if wrong := world.outside(x, y):
+            found.add("edge_materials", key, wrong)
+        if side not in ("e", "s"):
+            found.add("edge_materials", key, f"side {show(side)} is not 'e' or 's'")
+        if wrong := _name_wrong(material):
+            found.add("edge_materials", key, f"material {wrong}")
+        if not _is_int(quantity) or quantity < 1:
+            found.add("edge_materials", key, f"quantity {show(quantity)} is not positive")
+    if "spent_cells" not in world.tables:
+        return
+    for x, y, units, since in await db.fetchall(
+            "SELECT x, y, units, since_tick FROM spent_cells"):
+        key = f"({x}, {y})"
+        if wrong := world.outside(x, y):
+            found.add("spent_cells", key, wrong)
+        if not _is_int(units) or units < 1:
+            found.add("spent_cells", key, f"units {show(units)} is not positive")
+        if not _is_int(since):
+            found.add("spent_cells", key, f"since_tick {show(since)} is not a whole number")
+
+
+async def _check_engine(db: Database, world: _World, found: _Problems) -> None:
+    for agent, kind, state in await db.fetchall("SELECT agent, kind, state FROM minds"):
+        key = show(agent)
+        if agent not in world.agents:
+            found.add("minds", key, f"the mind of {show(agent)}, who is no agent")
+        if not isinstance(kind, str) or not kind:
+            found.add("minds", key, f"kind {show(kind)} is empty")
+        value, wrong = _json(state)
+        if wrong:
+            found.add("minds", key, f"state {wrong}")
+        elif not isinstance(value, dict):
+            found.add("minds", key, f"state {show(value)} is not a JSON object")
+    row = await db.fetchone("SELECT tick FROM world_state WHERE id = 1")
+    now = row[0] if row else None
+    for tick, schedule in await db.fetchall("SELECT tick, schedule FROM tick_progress"):
+        if not _is_int(tick) or (_is_int(now) and tick > now):
+            found.add("tick_progress", "1", f"tick {show(tick)} is not a tick up to the world's "
+                                            f"{now}")
+        value, wrong = _json(schedule)
+        if wrong:
+            found.add("tick_progress", "1", f"schedule {wrong}")
+        elif not isinstance(value, list) or not all(
+                isinstance(c, list) and all(isinstance(n, str) for n in c) for c in value):
+            found.add("tick_progress", "1", f"schedule {show(value)} is not a list of lists "
+                                            "of names")
+        elif stray := [n for n in _flat(value) if n not in world.agents]:
+            found.add("tick_progress", "1", f"schedule names {show(stray[0])}, who is no agent")
+
+
+def _flat(clusters: Iterable[Iterable[str]]) -> list[str]:
+    return [name for cluster in clusters for name in cluster]
