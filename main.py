@@ -262,7 +262,12 @@ def format_status(status: WorldStatus) -> str:
         lines.append("    " + "   ".join(f"{name} {ms:.2f}" for name, ms in
                                          times.phases_ms.items()) + "  (ms per phase)")
     if status.unfinished_tick is not None:
-        lines.append(f"  tick {status.unfinished_tick} was interrupted; the next run finishes it")
+        if status.unfinished_turns:
+            lines.append(f"  tick {status.unfinished_tick} was interrupted after "
+                         f"{status.unfinished_turns} turn(s); the next run finishes it")
+        else:
+            lines.append(f"  tick {status.unfinished_tick} was begun and none of its turns "
+                         "has run yet; the next run goes on with it")
     if status.spend:
         lines.append(f"  language-model spend so far: ${status.spend_usd:.4f}")
         for a in status.spend:
@@ -624,10 +629,15 @@ async def _run_world(
         engine, meter, claude = wired.engine, wired.meter, wired.claude
         await engine.initialize()
         engine.write_behind_on()  # close() waits for the last tick's write
+        if engine.recreated_homes:
+            print(f"Made again the missing home(s) of {', '.join(engine.recreated_homes)} "
+                  f"in {env.agents_dir}.", file=notes)
         progress = await storage.engine.get_progress()
         if progress is not None and progress.tick == engine.tick:
             done = len(await storage.engine.turns_done(engine.tick))
-            print(f"Resuming tick {engine.tick}, interrupted after {done} turn(s).", file=notes)
+            print(f"Resuming tick {engine.tick}, interrupted after {done} turn(s)." if done else
+                  f"Going on with tick {engine.tick}, begun when the last run stopped.",
+                  file=notes)
         loop = asyncio.get_running_loop()
         this = asyncio.current_task()
         asked: list[int] = []
@@ -647,6 +657,8 @@ async def _run_world(
         summary = RunSummary()
         try:
             for _ in range(count):
+                if engine.stop_requested:  # asked between ticks: no new tick is begun
+                    break
                 started = time.perf_counter()
                 ctx = await engine.tick_once()
                 summary.add(ctx, (time.perf_counter() - started) * 1000)
@@ -1046,6 +1058,9 @@ async def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int
 
 async def run(args: argparse.Namespace) -> int | Watch:
     config = load_config(args.config_dir)
+    from storage import direct_db  # how long every connection waits for others' locks
+
+    direct_db.LOCK_PATIENCE = config.settings.storage.lock_patience_seconds
     env = RuntimeEnv.resolve(os.environ, PROJECT_DIR, args.data_dir, args.agents_dir)
     log.debug("data dir %s, agents dir %s", env.data_dir, env.agents_dir)
     for what, folder in (("data", env.data_dir), ("agents", env.agents_dir)):

@@ -134,6 +134,9 @@ class StorageSettings(_Model):
     snapshot_every_ticks: StrictInt = Field(100, ge=0)
     """0 means never take periodic snapshots."""
     snapshots_keep: StrictInt = Field(5, ge=1)
+    lock_patience_seconds: float = Field(60.0, ge=1, le=3600)
+    """How long a run waits, saying so, for a lock another program holds on world.db
+    before it stops with a line (storage/direct_db.LOCK_PATIENCE)."""
 
 
 class GardenerThresholds(_Model):

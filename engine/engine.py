@@ -108,6 +108,8 @@ class HearthEngine:
         self.halted: str | None = None
         """Why the run had to stop (a mind that can go on no more): what to fix, in one line."""
         self.resumed_tick: int | None = None
+        self.recreated_homes: list[str] = []
+        """Agents whose home was missing at start-up and was made again (`initialize`)."""
         self._files: dict[str, AgentFiles] = {}
         self._states: dict[str, tuple[str, str]] = {}
         """Each agent's mind kind and state JSON as last queued for commit."""
@@ -140,6 +142,8 @@ class HearthEngine:
         self.scheduler = Scheduler(settings.vision.radius)
         if self.homes is not None:  # a home that is a link or no folder: refused, nothing written
             self.homes.check(*(agent.name for agent in self.sim.agents.get_all_agents()))
+            self.recreated_homes = [a.name for a in self.sim.agents.get_all_agents()
+                                    if not self.homes.exists(a.name)]
         for agent in self.sim.agents.get_all_agents():  # never overwrites what exists
             self.sim.agents.ensure_home(agent.name, status_text(agent, self.sim.world.state,
                                                                  self.config))
@@ -268,6 +272,14 @@ class HearthEngine:
     # ------------------------------------------------------------------ the tick
 
     async def tick_once(self) -> TickContext:
+        """One tick. After a requested stop no new tick is begun (its opening phases
+        would commit and leave it half done for no turn): the context comes back
+        `stopped`, nothing run."""
+        if self.stop_requested:
+            world = self.sim.world
+            when = world.time_of_day(world.tick)
+            return TickContext(world.tick, str(when), when.period, world.weather,
+                               stopped=True)
         self.collector.tick_started()
         try:
             return await self._tick()
@@ -342,6 +354,11 @@ class HearthEngine:
 
     async def _turn(self, mind: Mind, name: AgentName, tick: int, reads_text: bool) -> TurnLog:
         sim = self.sim
+        if self.homes is not None and (gone := self.homes.vanished(name)) is not None:
+            # The homes went mid-run: every file action would fail. The turn is given
+            # back and the run stops; the next run makes the homes again.
+            why = f"{gone}; the next run makes the homes again"
+            return TurnLog((), MIND_ERROR, error=why[:500], halt=why)
         if reads_text and self.homes is not None:
             agent = sim.agents.require(name)
             try:

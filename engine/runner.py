@@ -187,6 +187,10 @@ class EngineRunner:
                 self._remaining = 0
 
     async def _one_tick(self, engine: HearthEngine) -> None:
+        if engine.stop_requested:  # stopping: no new tick is begun
+            with self._lock:
+                self._paused, self._remaining = True, 0
+            return
         ctx = await engine.tick_once()
         self.ticks_run += 1
         with self._lock:

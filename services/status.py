@@ -103,6 +103,8 @@ class WorldStatus:
     tick_times: TickTimes | None = None
     unfinished_tick: int | None = None
     """A tick a stopped or crashed run left open (the next run finishes it)."""
+    unfinished_turns: int = 0
+    """How many of that tick's turns had run (0: it was begun and no turn had run)."""
     spend: list[AgentSpend] = field(default_factory=list)
     """Per agent Claude spoke for; empty when none ever did."""
     gardener: list[GardenerLine] = field(default_factory=list)
@@ -142,6 +144,7 @@ async def world_status(
     counts_extra: dict[str, int] = {}
     times = None
     unfinished = None
+    unfinished_turns = 0
     spend: list[AgentSpend] = []
     if engine_records:
         spend = _spend(await storage.engine.records_of_mind("claude"), prices or {})
@@ -150,6 +153,8 @@ async def world_status(
         times = _tick_times(await storage.engine.recent_metrics(RECENT_TICKS))
         progress = await storage.engine.get_progress()
         unfinished = progress.tick if progress is not None else None
+        if progress is not None:
+            unfinished_turns = len(await storage.engine.turns_done(progress.tick))
     gardener: list[GardenerLine] = []
     if schema >= 7:  # the Gardener's tables came with version 7
         gardener = [GardenerLine(r.cycle, r.level, r.kind, r.status, r.done_tick,
@@ -199,6 +204,7 @@ async def world_status(
         ],
         tick_times=times,
         unfinished_tick=unfinished,
+        unfinished_turns=unfinished_turns,
         spend=spend,
         gardener=gardener,
     )

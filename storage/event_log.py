@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
+import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -45,7 +46,9 @@ class EventMirror:
     Lines are appended only after the transaction holding their events commits, so
     the file never runs ahead of the database. A crash between the commit and the
     append leaves it behind; `reconcile` at start-up appends what is missing and
-    cuts a torn last line, so every committed event has exactly one line.
+    cuts a torn last line, so every committed event has exactly one line. A line
+    damaged anywhere else (torn, garbage, lost or doubled) makes it write the file anew
+    from the events table, keeping the damaged one as events.damaged.STAMP.jsonl.
     Each line is the event's JSON with its `seq` (database order) first.
     """
 
@@ -99,20 +102,65 @@ class EventMirror:
         one's, never deleted) and this world's log is written anew."""
         await self._set_aside_if_foreign(engine_repo)
         have = self.last_seq()
+        if self._size() and not await self._agrees(engine_repo, have):
+            return await self._rebuild(engine_repo)
+        return await self._write_after(engine_repo, have, self.path, "a")
+
+    async def _write_after(self, engine_repo: Any, have: int, path: Path, mode: str) -> int:
+        """Write the events after seq `have` to `path`; returns how many."""
         added = 0
         while True:
             missing = await engine_repo.events_after(have, 10_000)
             if not missing:
                 return added
             try:
-                with self._lock, self.path.open("a", encoding="utf-8") as fh:
+                with self._lock, path.open(mode, encoding="utf-8") as fh:
                     for seq, data in missing:
                         fh.write(json.dumps({"seq": seq, **data}, ensure_ascii=False,
                                             separators=(",", ":"), sort_keys=False) + "\n")
             except OSError as exc:  # a full disk: named (a torn last line is cut next time)
-                raise OSError(exc.errno, exc.strerror, str(self.path)) from None
+                raise OSError(exc.errno, exc.strerror, str(path)) from None
+            mode = "a"
             have = missing[-1][0]
             added += len(missing)
+
+    def _size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    async def _agrees(self, engine_repo: Any, last: int) -> bool:
+        """Whether the file up to its last intact line `last` looks whole, cheaply: its
+        first line is the table's first event, it has one line per event up to `last`,
+        and every line ends as an object does. (A line torn or cut in the middle, lost
+        or doubled changes the count; a full parse would cost seconds on big logs.)"""
+        if self._first_line() is None:  # the first line does not parse
+            return False
+        lines = ends = 0
+        carry = b""
+        with self.path.open("rb") as fh:
+            while block := fh.read(1 << 23):
+                lines += block.count(b"\n")
+                ends += (carry + block[:1]).count(b"}\n") + block.count(b"}\n")
+                carry = block[-1:]
+        return lines == ends == await engine_repo.count_events_upto(last)
+
+    async def _rebuild(self, engine_repo: Any) -> int:
+        """Write the log anew from the events table beside the damaged one, rename it in,
+        and keep the damaged one as events.damaged.STAMP.jsonl; returns the lines written."""
+        fresh = self.path.with_name(self.path.name + ".rebuilding")
+        fresh.write_bytes(b"")
+        written = await self._write_after(engine_repo, 0, fresh, "w")
+        aside = self.path.with_name(f"events.damaged.{_stamp()}.jsonl")
+        try:
+            os.link(self.path, aside)  # the damaged file stays whole under its new name
+        except OSError:
+            self.path.replace(aside)
+        os.replace(fresh, self.path)
+        log.warning("%s had damaged lines; it was kept as %s and written anew from the "
+                    "database (%d events)", self.path, aside.name, written)
+        return written
 
     async def _set_aside_if_foreign(self, engine_repo: Any) -> None:
         first = self._first_line()

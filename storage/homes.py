@@ -130,6 +130,18 @@ class AgentHomes:
             if not stat.S_ISDIR(found.st_mode):
                 raise self._refused(name, _kind(found.st_mode))
 
+    def vanished(self, name: AgentName | str) -> str | None:
+        """What of this home is gone (the agents folder or the home itself), in words
+        for a line; None when the home is there. One stat, for every turn."""
+        name = agent_name(str(name))
+        try:
+            os.stat(self.path(name), follow_symlinks=False)
+        except FileNotFoundError:
+            if not self.root.is_dir():
+                return f"the agents folder {self.root} is gone"
+            return f"the home of {name} ({self.path(name)}) is gone"
+        return None
+
     # -- writing ----------------------------------------------------------------
 
     def create(self, name: AgentName | str, status: str) -> Path:

@@ -101,6 +101,11 @@ class EngineRepository(Repository):
         row = await self.db.fetchone("SELECT COALESCE(MAX(seq), 0) FROM events")
         return int(row[0]) if row else 0
 
+    async def count_events_upto(self, seq: int) -> int:
+        """How many events have a seq of at most `seq`."""
+        row = await self.db.fetchone("SELECT COUNT(*) FROM events WHERE seq <= ?", (seq,))
+        return int(row[0]) if row else 0
+
     async def count_events(self) -> int:
         return await self._count("events")
 

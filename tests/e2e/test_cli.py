@@ -248,15 +248,23 @@ def test_a_lock_held_by_another_program_is_waited_for_then_stops_the_run_in_a_li
     capsys, dirs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 26: a lock held past the writer's patience gave a `database is locked`
-    traceback. Now the run says it waits, and past its patience stops in one line, with
-    everything committed kept (the next run goes on)."""
+    traceback. Now the run says it waits, and past its patience (settings.yaml's
+    `storage.lock_patience_seconds`, 2 s here) stops in one line, with everything
+    committed kept (the next run goes on)."""
     import subprocess
     import sys
 
     from storage import direct_db
 
     assert hearth(capsys, dirs, "--init", "--seed", "1", "--size", "48x40")[0] == 0
-    monkeypatch.setattr(direct_db, "LOCK_PATIENCE", 2.0)
+    patient = dirs[0].parent / "config"
+    patient.mkdir()
+    for source in (Path(main.__file__).parent / "config").glob("*.yaml"):
+        (patient / source.name).write_text(source.read_text())
+    settings = patient / "settings.yaml"
+    settings.write_text(settings.read_text().replace("lock_patience_seconds: 60",
+                                                     "lock_patience_seconds: 2"))
+    monkeypatch.setattr(direct_db, "LOCK_PATIENCE", direct_db.LOCK_PATIENCE)  # put back after
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], "
          "isolation_level=None); c.execute('BEGIN EXCLUSIVE'); print('held', flush=True); "
@@ -264,7 +272,8 @@ def test_a_lock_held_by_another_program_is_waited_for_then_stops_the_run_in_a_li
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        code, out, err = hearth(capsys, dirs, "--run", "3", "--quiet")
+        code, out, err = hearth(capsys, dirs, "--config-dir", str(patient), "--run", "3",
+                                "--quiet")
     finally:
         holder.communicate("\n", timeout=30)
     assert code == 1, out + err

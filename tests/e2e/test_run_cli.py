@@ -217,6 +217,38 @@ def test_ctrl_c_finishes_the_turn_in_flight_commits_and_exits_130(
     assert _world_rows(run / "data" / "world.db") == reference
 
 
+def test_the_agents_folder_deleted_mid_run_stops_it_and_the_next_run_makes_it_again(
+    fresh_world: Path, tmp_path: Path
+) -> None:
+    """The agents folder goes while a run lives ticks: the run stops with one line
+    naming it (exit 1, no traceback); the next run says which homes it made again."""
+    run = _copy(fresh_world, tmp_path / "w")
+    proc = _start(run, "--run", "100000")
+    deadline = time.monotonic() + 60
+    assert proc.stdout is not None
+    for line in proc.stdout:  # wait until it is living ticks
+        if line.startswith("[t3 ") or time.monotonic() > deadline:
+            break
+    proc.send_signal(signal.SIGSTOP)
+    shutil.rmtree(run / "agents")
+    proc.send_signal(signal.SIGCONT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, out[-2000:] + err
+    assert "Traceback" not in out + err
+    stopped = [line for line in (out + err).splitlines() if line.startswith("Stopped at")]
+    assert len(stopped) == 1 and f"the agents folder {run / 'agents'} is gone" in stopped[0]
+    assert _scalar(run / "data" / "world.db", "SELECT tick FROM world_state") < 100000
+    _check_file(run)
+    again = _hearth(run, "--run", "2", "--quiet")
+    assert again.returncode == 0, again.stderr
+    made = [line for line in again.stdout.splitlines() if "missing home" in line]
+    assert len(made) == 1
+    names = [r for (r,) in sqlite3.connect(run / "data" / "world.db").execute(
+        "SELECT name FROM agents")]
+    assert names and all(n in made[0] and (run / "agents" / n / "journal.md").is_file()
+                         for n in names)
+
+
 def test_a_reader_that_stops_reading_ends_the_run_quietly(
     fresh_world: Path, tmp_path: Path
 ) -> None:

@@ -8,6 +8,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from storage import Storage
 
 
@@ -299,3 +301,94 @@ async def test_whether_all_answer_at_once_asks_each_agents_own_mind(
         assert engine.all_answer_at_once(iter([]))  # nobody to wait for
         engine.minds.update({n: quick for n in names})
         assert engine.all_answer_at_once(names)
+
+
+async def test_a_stop_asked_between_ticks_begins_no_new_tick(
+    scripted, make_engine, small_world: Path
+) -> None:
+    """Ctrl+C or the observer's q before a tick starts: nothing of the next tick is
+    committed, so the next run has no half-begun tick to take up."""
+    async with make_engine(scripted()) as engine:
+        await engine.tick_once()
+        engine.request_stop()
+        ctx = await engine.tick_once()
+        assert ctx.stopped and not ctx.completed and not ctx.phase_ms
+        assert engine.tick == 1
+    db = small_world / "world.db"
+    assert _rows(db, "SELECT COUNT(*) FROM tick_progress") == [(0,)]
+    assert _rows(db, "SELECT COUNT(*) FROM turns WHERE tick = 1") == [(0,)]
+
+
+async def test_a_tick_begun_with_no_turn_run_is_not_called_interrupted(
+    scripted, make_engine, small_world: Path, config
+) -> None:
+    """A stop that comes during a tick's opening phases leaves the tick begun (its
+    opening committed) with no turn run: --status says so without alarm."""
+    import main
+    from services.status import world_status
+
+    async with make_engine(scripted()) as engine:
+        engine.request_stop()  # as if it came while the opening phases ran
+        ctx = await engine._tick()
+        assert ctx.stopped and engine.tick == 0
+    async with Storage(small_world, create=False) as storage:
+        status = await world_status(storage)
+    assert status.unfinished_tick == 0 and status.unfinished_turns == 0
+    text = main.format_status(status)
+    assert "interrupted" not in text
+    assert "tick 0 was begun and none of its turns has run yet" in text
+
+
+def _events_by_seq(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("damage", [
+    "torn in the middle", "garbage line", "line doubled", "line lost", "first line torn",
+])
+async def test_a_line_damaged_anywhere_in_the_event_log_is_repaired_from_the_database(
+    scripted, make_engine, small_world: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """events.jsonl is rebuilt from the events table (the truth) when a line in the
+    middle is damaged; the damaged file is kept beside it, never deleted."""
+    async with make_engine(scripted()) as engine:
+        await engine.tick_once()
+        await engine.tick_once()
+    log = small_world / "events.jsonl"
+    good = log.read_text()
+    lines = good.splitlines(keepends=True)
+    assert len(lines) > 5
+    if damage == "torn in the middle":  # a crash mid-append, then more appends
+        lines[2] = lines[2][:9]
+    elif damage == "garbage line":
+        lines[3] = "\x00\x00\x00 not json\n"
+    elif damage == "line doubled":
+        lines.insert(3, lines[2])
+    elif damage == "line lost":
+        del lines[3]
+    else:
+        lines[0] = lines[0][:5] + "\n"
+    damaged = "".join(lines)
+    log.write_text(damaged)
+    with caplog.at_level("WARNING", logger="hearth.storage"):
+        async with make_engine(scripted()):
+            pass
+    assert _events_by_seq(log) == [json.loads(line) for line in good.splitlines()]
+    kept = list(small_world.glob("events.damaged.*.jsonl"))
+    assert len(kept) == 1 and kept[0].read_text() == damaged
+    assert not list(small_world.glob("*.rebuilding"))
+    said = [r for r in caplog.records if "damaged" in r.getMessage()]
+    assert len(said) == 1 and kept[0].name in said[0].getMessage()
+
+
+async def test_a_whole_event_log_is_left_as_it_is(
+    scripted, make_engine, small_world: Path
+) -> None:
+    async with make_engine(scripted()) as engine:
+        await engine.tick_once()
+    log = small_world / "events.jsonl"
+    before = log.read_text()
+    async with make_engine(scripted()):
+        pass
+    assert log.read_text() == before
+    assert not list(small_world.glob("events.damaged.*"))
