@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
 from adapters.agent_files import AgentFiles
+from storage.side_files import claim, claim_dir, kind, move_aside
 
 CHANGING_TOOLS = frozenset({"write_file", "append_file", "edit_file"})
 
@@ -53,11 +53,12 @@ class FileUndoLog:
         self._write(agent, log)
 
     def _write(self, agent: str, log: dict[str, Any]) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
+        claim_dir(self.directory)  # a link there is moved aside, never written through
         final = self._path(agent)
         partial = final.with_suffix(".partial")
         data = json.dumps(log, ensure_ascii=False).encode("utf-8")
-        partial.unlink(missing_ok=True)  # a link or FIFO left there: its name goes
+        claim(partial)  # a link or FIFO left there is moved aside, never followed
+        partial.unlink(missing_ok=True)  # a torn log of ours
         fd = os.open(partial, _NEW_FILE_FLAGS, 0o644)  # never through a link, never waiting
         try:
             view = memoryview(data)
@@ -86,10 +87,18 @@ class FileUndoLog:
 
     def pending(self) -> list[tuple[str, int, dict[str, str | None]]]:
         """(agent, tick, files) of every log left behind by an earlier run."""
-        if not self.directory.is_dir():
+        if not os.path.lexists(self.directory):
             return []
+        claim_dir(self.directory)  # a link there is moved aside: no log is read through it
         found = []
         for path in sorted(self.directory.glob("*.json")):
+            try:
+                why = kind(os.lstat(path))
+            except OSError:
+                continue
+            if why is not None:  # a link, hard link, FIFO or device: moved aside, never read
+                move_aside(path, why)
+                continue
             try:
                 log = json.loads(_read_log(path))
                 entry = (path.stem, int(log["tick"]), dict(log["files"]))
@@ -137,7 +146,7 @@ def _read_log(path: Path) -> str:
     fd = os.open(path, _READ_FLAGS)
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_LOG_BYTES:
+        if kind(info) is not None or info.st_size > MAX_LOG_BYTES:
             raise ValueError(f"{path} is not an undo log")
         chunks = []
         while chunk := os.read(fd, 1 << 20):

@@ -36,6 +36,7 @@ from storage.errors import (
 )
 from storage.migrations import apply_migrations
 from storage.schema import HEARTH_TABLES, LATEST_VERSION
+from storage.side_files import claim, claim_dir
 from storage.wal_checkpointer import SAFETY_PAGES, WalCheckpointer
 
 log = logging.getLogger("hearth.storage")
@@ -205,7 +206,8 @@ def _refuse_newer(path: Path, version: int) -> None:
 
 def backup_to(source: Path, destination: Path) -> Path:
     """Copy a live database consistently through SQLite's online backup API."""
-    destination.parent.mkdir(parents=True, exist_ok=True)
+    claim_dir(destination.parent)  # backups/ as a link is moved aside, not written into
+    claim(destination)  # so is a link or FIFO at the name
     src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
     try:
         dst = sqlite3.connect(destination)

@@ -19,6 +19,7 @@ from core.events import DomainEvent
 from storage.database import utc_stamp
 from storage.errors import is_storage_fault
 from storage.jsonl import JsonlFile
+from storage.side_files import APPEND_FLAGS, READ_FLAGS, claim, kind, open_regular, write_all
 
 log = logging.getLogger("hearth.storage")
 
@@ -64,8 +65,12 @@ class EventMirror:
             f'{{"seq":{first_seq + i},{row.data[1:]}\n' for i, row in enumerate(rows)
         )
         try:
-            with self._lock, self.path.open("a", encoding="utf-8") as fh:
-                fh.write(text)
+            with self._lock:
+                fd = open_regular(self.path)  # no link followed, never waiting
+                try:
+                    write_all(fd, text.encode("utf-8"))
+                finally:
+                    os.close(fd)
         except OSError as exc:  # the database has them; reconcile will write them later
             if is_storage_fault(exc):  # the disk is full: the run stops here (one line)
                 raise OSError(exc.errno, exc.strerror, str(self.path)) from None
@@ -75,7 +80,7 @@ class EventMirror:
         """The seq of the last intact line (0 for none); cuts a torn last line off."""
         if not self.path.exists():
             return 0
-        with self.path.open("rb+") as fh:
+        with os.fdopen(open_regular(self.path, os.O_RDWR), "rb+") as fh:
             size = fh.seek(0, 2)
             if size == 0:
                 return 0
@@ -99,7 +104,9 @@ class EventMirror:
     async def reconcile(self, engine_repo: Any) -> int:
         """Append events the database has and the file lacks; returns how many. A file
         that begins with another world's first event is set aside (never read as this
-        one's, never deleted) and this world's log is written anew."""
+        one's, never deleted) and this world's log is written anew. A link, FIFO or
+        device at events.jsonl is moved aside first (storage/side_files.py)."""
+        claim(self.path)
         await self._set_aside_if_foreign(engine_repo)
         have = self.last_seq()
         if self._size() and not await self._agrees(engine_repo, have):
@@ -114,7 +121,9 @@ class EventMirror:
             if not missing:
                 return added
             try:
-                with self._lock, path.open(mode, encoding="utf-8") as fh:
+                flags = APPEND_FLAGS if mode == "a" else os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                with self._lock, os.fdopen(open_regular(path, flags), mode,
+                                           encoding="utf-8") as fh:
                     for seq, data in missing:
                         fh.write(json.dumps({"seq": seq, **data}, ensure_ascii=False,
                                             separators=(",", ":"), sort_keys=False) + "\n")
@@ -126,7 +135,7 @@ class EventMirror:
 
     def _size(self) -> int:
         try:
-            return self.path.stat().st_size
+            return os.lstat(self.path).st_size
         except FileNotFoundError:
             return 0
 
@@ -139,7 +148,7 @@ class EventMirror:
             return False
         lines = ends = 0
         carry = b""
-        with self.path.open("rb") as fh:
+        with os.fdopen(open_regular(self.path, os.O_RDONLY), "rb") as fh:
             while block := fh.read(1 << 23):
                 lines += block.count(b"\n")
                 ends += (carry + block[:1]).count(b"}\n") + block.count(b"}\n")
@@ -150,11 +159,12 @@ class EventMirror:
         """Write the log anew from the events table beside the damaged one, rename it in,
         and keep the damaged one as events.damaged.STAMP.jsonl; returns the lines written."""
         fresh = self.path.with_name(self.path.name + ".rebuilding")
-        fresh.write_bytes(b"")
+        os.close(open_regular(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
         written = await self._write_after(engine_repo, 0, fresh, "w")
         aside = self.path.with_name(f"events.damaged.{_stamp()}.jsonl")
         try:
-            os.link(self.path, aside)  # the damaged file stays whole under its new name
+            # the damaged file stays whole under its new name
+            os.link(self.path, aside, follow_symlinks=False)
         except OSError:
             self.path.replace(aside)
         os.replace(fresh, self.path)
@@ -178,10 +188,18 @@ class EventMirror:
         """The first line of the file, read; None for no file, an empty one, or a first
         line that is not a JSON object (a damaged start is left to the repair)."""
         try:
-            with self.path.open("rb") as fh:
-                line = fh.readline()
+            fd = os.open(self.path, READ_FLAGS)  # never through a link, never waiting
         except OSError:
             return None
+        try:
+            if kind(os.fstat(fd)) is not None:
+                os.close(fd)
+                return None
+        except OSError:
+            os.close(fd)
+            return None
+        with os.fdopen(fd, "rb") as fh:
+            line = fh.readline()
         try:
             record = json.loads(line) if line.strip() else None
         except ValueError:

@@ -8,10 +8,13 @@ and readers skip lines that do not parse.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+from storage.side_files import claim_dir, open_regular, read_bytes, write_all
 
 
 class JsonlFile:
@@ -26,29 +29,30 @@ class JsonlFile:
             json.dumps(r, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n"
             for r in records
         )
+        data = text.encode("utf-8")
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a+b") as fh:
-                size = fh.seek(0, 2)
-                if size:
-                    fh.seek(size - 1)
-                    if fh.read(1) != b"\n":
-                        fh.write(b"\n")
-                fh.write(text.encode("utf-8"))
-                fh.flush()
+            claim_dir(self.path.parent)
+            fd = open_regular(self.path)  # no link followed, never waiting
+            try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data
+                write_all(fd, data)
+            finally:
+                os.close(fd)
 
     def read(self) -> Iterator[dict[str, Any]]:
         """Every intact record, oldest first; torn or garbled lines are skipped."""
-        if not self.path.exists():
+        found = read_bytes(self.path)  # a link or FIFO there is not read
+        if found is None:
             return
-        with self.path.open("r", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(record, dict):
-                    yield record
+        for line in found.decode("utf-8", errors="replace").splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict):
+                yield record

@@ -12,12 +12,14 @@ leaves a half-written snapshot_N.db.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sqlite3
 from pathlib import Path
 
 from storage.database import Database
 from storage.errors import StorageError
+from storage.side_files import claim, claim_dir, kind, move_aside
 
 _NAME = re.compile(r"^snapshot_(\d+)\.db$")
 
@@ -42,8 +44,9 @@ class SnapshotManager:
         """
         if db.in_transaction:
             raise StorageError("cannot take a snapshot inside an open unit of work")
-        self.directory.mkdir(parents=True, exist_ok=True)
+        claim_dir(self.directory)  # a link there is moved aside, never written through
         for stale in self.directory.glob("*.db.partial"):  # left by a killed run
+            claim(stale)  # a link or FIFO there is moved aside, never deleted
             stale.unlink(missing_ok=True)
         final = self.directory / f"snapshot_{int(tick)}.db"
         source = sqlite3.connect(db.path, isolation_level=None, check_same_thread=False)
@@ -58,6 +61,7 @@ class SnapshotManager:
     @staticmethod
     def _copy(source: sqlite3.Connection, final: Path) -> Path:
         partial = final.with_suffix(".db.partial")
+        claim(partial)
         partial.unlink(missing_ok=True)
         try:
             target = sqlite3.connect(partial)
@@ -70,17 +74,28 @@ class SnapshotManager:
             raise
         finally:
             source.close()
+        claim(final)  # a link there is moved aside (the rename would replace it anyway)
         partial.replace(final)
         return final
 
     def list(self) -> list[tuple[int, Path]]:
         """(tick, path) of every snapshot, oldest first."""
-        if not self.directory.is_dir():
+        if not os.path.lexists(self.directory):
             return []
+        claim_dir(self.directory)  # a link there is moved aside: nothing read through it
         found = []
         for path in self.directory.iterdir():
             match = _NAME.match(path.name)
-            if match and self._ours(path):
+            if not match:
+                continue
+            try:
+                why = kind(os.lstat(path))
+            except OSError:
+                continue
+            if why is not None:  # a link, hard link, FIFO or device: moved aside, not opened
+                move_aside(path, why)
+                continue
+            if self._ours(path):
                 found.append((int(match.group(1)), path))
         return sorted(found)
 
@@ -90,7 +105,7 @@ class SnapshotManager:
         if self.world_id is None:
             return True
         try:
-            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
         except sqlite3.Error:
             return False
         try:

@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from storage.database import utc_stamp
+from storage.side_files import claim_dir
 
 DB = "world.db"
 SIDE_FILES = ("events.jsonl", "undo", "snapshots", "traces")
@@ -118,7 +119,8 @@ def set_aside(data_dir: Path, homes: Iterable[Path] = ()) -> Path:
     stamp = utc_stamp()
     backups = data_dir / "backups"
     partial = backups / f"{PARTIAL}{stamp}"
-    partial.mkdir(parents=True)
+    claim_dir(backups)  # backups/ as a link is moved aside, never written into
+    partial.mkdir()
     listed = json.dumps([str(Path(h).absolute()) for h in homes])
     (partial / HOMES_LIST).write_text(listed, encoding="utf-8")
     _fsync_dir(partial)
@@ -145,7 +147,8 @@ def recover(data_dir: Path) -> list[str]:
         shutil.rmtree(staging, ignore_errors=True)
         done.append(f"removed {staging.name}, a world an interrupted --init had not finished")
     backups = data_dir / "backups"
-    for partial in sorted(backups.glob(f"{PARTIAL}*")) if backups.is_dir() else []:
+    real = backups.is_dir() and not backups.is_symlink()  # never through a link
+    for partial in sorted(backups.glob(f"{PARTIAL}*")) if real else []:
         if not (partial / DB).exists():
             shutil.rmtree(partial, ignore_errors=True)
             continue

@@ -122,6 +122,7 @@ def test_non_database_file_is_refused_in_one_line(capsys, dirs) -> None:
     assert db.read_text() == "my shopping list\n"
 
 
+@pytest.mark.hostile
 def test_data_dir_that_is_a_file_is_a_one_line_error(capsys, tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")
@@ -230,6 +231,7 @@ def test_at_a_terminal_plain_hearth_asks_for_the_observer(dirs, monkeypatch) -> 
     assert outcome.env.data_dir == data and outcome.mind is None
 
 
+@pytest.mark.hostile
 @pytest.mark.parametrize("which", [0, 1])
 @pytest.mark.parametrize("args", [["--run", "2"], ["--init"], ["--status"]])
 def test_a_data_or_agents_folder_that_is_a_file_is_refused_in_a_line(
@@ -244,6 +246,7 @@ def test_a_data_or_agents_folder_that_is_a_file_is_refused_in_a_line(
     assert dirs[which].read_text() == "a note, not a world\n"
 
 
+@pytest.mark.hostile
 def test_a_lock_held_by_another_program_is_waited_for_then_stops_the_run_in_a_line(
     capsys, dirs, monkeypatch: pytest.MonkeyPatch
 ) -> None:

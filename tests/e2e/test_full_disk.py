@@ -29,6 +29,8 @@ import pytest
 
 from tests.e2e.processes import PROJECT, clean_env, hearth_args
 
+pytestmark = pytest.mark.hostile
+
 TOTAL = 60
 """Ticks of every world compared (the disturbed one in two runs or more)."""
 

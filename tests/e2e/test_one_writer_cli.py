@@ -12,6 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.processes import PROJECT, clean_env, hearth, hearth_args
 
 TICKS = "300"
@@ -106,6 +108,7 @@ def test_a_gardener_stops_with_a_line_when_its_world_is_replaced(tmp_path: Path)
     assert "was replaced or moved; stopped" in err and "Traceback" not in out + err
 
 
+@pytest.mark.hostile
 def test_a_closed_terminal_stops_a_run_as_ctrl_c_does(tmp_path: Path) -> None:
     """Issue 26: SIGHUP (the terminal went away) ended a run without its summary; now it
     finishes the turns in flight, saves, and says where it stopped, like SIGTERM."""

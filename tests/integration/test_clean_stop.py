@@ -9,6 +9,8 @@ import pytest
 
 import main
 
+pytestmark = pytest.mark.hostile
+
 
 def test_a_tick_begun_with_no_turn_is_gone_on_with_in_plain_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

@@ -18,6 +18,8 @@ import pytest
 
 import main
 
+pytestmark = pytest.mark.hostile
+
 FIRST = "Ember"
 """The first agent of the shipped agents.yaml, present in every world `--init` makes."""
 

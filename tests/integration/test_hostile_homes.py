@@ -35,6 +35,8 @@ from services.world_setup import create_world
 from storage import Storage
 from storage.homes import STATUS_FILE, AgentHomes, HomeRefusedError
 
+pytestmark = pytest.mark.hostile
+
 PROJECT = Path(__file__).resolve().parents[2]
 DEADLINE = 60.0
 

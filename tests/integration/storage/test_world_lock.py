@@ -25,6 +25,7 @@ def _holder(data_dir: Path) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.hostile
 async def test_a_world_held_by_another_process_cannot_be_opened_for_writing(
     tmp_path: Path
 ) -> None:
@@ -54,6 +55,7 @@ def test_the_lock_is_counted_within_a_process(tmp_path: Path) -> None:
     assert (tmp_path / LOCK_FILENAME).read_text() == ""  # nobody claims it now
 
 
+@pytest.mark.hostile
 def test_a_lock_file_that_is_a_link_is_refused(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere"
     target.write_text("keep me")
@@ -63,6 +65,7 @@ def test_a_lock_file_that_is_a_link_is_refused(tmp_path: Path) -> None:
     assert target.read_text() == "keep me"
 
 
+@pytest.mark.hostile
 def test_a_lock_file_that_is_a_fifo_is_refused_in_a_line(tmp_path: Path) -> None:
     import os
 

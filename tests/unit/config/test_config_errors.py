@@ -367,6 +367,7 @@ def test_load_config_names_the_failing_file(tmp_path: Path) -> None:
     assert str(caught.value) == f"{tmp_path / 'settings.yaml'}: file not found"
 
 
+@pytest.mark.hostile
 @pytest.mark.parametrize(("section", "key", "value", "says"), [
     ("gardener", "poll_seconds", 1e-9, "greater than or equal to 0.1"),
     ("gardener", "every_minutes", 1e-9, "greater than or equal to 0.1"),
@@ -383,6 +384,7 @@ def test_settings_that_would_spin_are_refused_in_a_line(
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.hostile
 def test_a_recipe_that_makes_an_absurd_number_is_refused_in_a_line(tmp_path: Path) -> None:
     """Issue 26: `output_quantity: 10**30` passed and then overflowed on every run."""
     path = tmp_path / "recipes.yaml"

@@ -1,0 +1,346 @@
+"""The data folder's own side files are never written through (issue 26, build item 1).
+
+Hearth appends to events.jsonl and traces/NAME.jsonl and writes undo/NAME.json and
+snapshots/snapshot_N.db. Each case plants something hostile at one of those names (a
+symbolic link to a file outside, a hard link to it, a FIFO) or makes the side folder a
+link to a folder outside, then runs Hearth: the real CLI in a subprocess, or the real
+engine on a real world. What was planted is moved aside as NAME.refused.STAMP (never
+followed, never opened, never deleted, storage/side_files.py) with one warning line,
+and a fresh regular file is used. Each checks that nothing outside changed (listing,
+size, mtime and SHA-256), that nothing hung (every run has a deadline; a FIFO is
+unblocked if it is missed) and that no traceback was logged or printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import logging
+import os
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from config import HearthConfig, load_config
+from core.types import AgentName
+from engine import HearthEngine
+from services.mind import ToolCall, ToolOutcome, TurnStart
+from storage import Storage
+
+pytestmark = pytest.mark.hostile
+
+PROJECT = Path(__file__).resolve().parents[2]
+DEADLINE = 60.0
+KINDS = ("symlink", "hardlink", "fifo")
+
+
+def snapshot(folder: Path) -> dict[str, tuple]:
+    """Every entry below `folder` (itself included): kind, size, mtime and content hash."""
+    seen: dict[str, tuple] = {}
+    for here, dirs, files in os.walk(folder, followlinks=False):
+        for name in [".", *dirs, *files]:
+            path = Path(here) / name
+            info = os.lstat(path)
+            digest = ""
+            if stat.S_ISREG(info.st_mode):
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            seen[os.path.relpath(path, folder)] = (
+                stat.S_IFMT(info.st_mode), info.st_size, info.st_mtime_ns, digest)
+    return seen
+
+
+def unchanged(after: dict[str, tuple], before: dict[str, tuple]) -> bool:
+    return after == before
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "hosts").write_text("127.0.0.1 localhost\n", encoding="utf-8")
+    (folder / "world.db").write_bytes(b"not a snapshot, someone else's file\n")
+    return folder
+
+
+def plant(kind: str, at: Path, target: Path) -> None:
+    at.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        at.unlink()
+    if kind == "symlink":
+        at.symlink_to(target)
+    elif kind == "hardlink":
+        os.link(target, at)
+    else:
+        os.mkfifo(at)
+
+
+def unblock(fifo: Path) -> None:
+    for flags in (os.O_RDONLY | os.O_NONBLOCK, os.O_RDWR | os.O_NONBLOCK):
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, flags))
+
+
+def within(seconds: float, make: Callable[[], Awaitable[Any]], fifos: Sequence[Path] = ()) -> Any:
+    outcome: dict[str, Any] = {}
+
+    def go() -> None:
+        try:
+            outcome["value"] = asyncio.run(make())  # type: ignore[arg-type]
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=go, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        for fifo in fifos:
+            unblock(fifo)
+        thread.join(10)
+        pytest.fail(f"hung for more than {seconds}s")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
+
+
+def moved_aside(at: Path, kind: str) -> None:
+    """`at` is now a regular file of its own (or absent), and what was planted is kept
+    beside it as NAME.refused.STAMP, still what it was."""
+    if os.path.lexists(at):
+        info = os.lstat(at)
+        assert stat.S_ISREG(info.st_mode) and info.st_nlink == 1, at
+    kept = list(at.parent.glob(f"{at.name}.refused.*"))
+    assert len(kept) == 1, sorted(p.name for p in at.parent.iterdir())
+    mode = os.lstat(kept[0]).st_mode
+    assert {"symlink": stat.S_ISLNK, "hardlink": stat.S_ISREG,
+            "fifo": stat.S_ISFIFO}[kind](mode)
+
+
+@pytest.fixture
+def no_tracebacks(caplog: pytest.LogCaptureFixture):
+    caplog.set_level(logging.INFO)
+    yield caplog
+    traced = [r for r in caplog.records if r.exc_info]
+    assert traced == [], [r.getMessage() for r in traced]
+
+
+def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records
+            if r.levelno == logging.WARNING and "moved aside" in r.getMessage()]
+
+
+# -- through the CLI: events.jsonl ------------------------------------------------------
+
+
+def hearth(where: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    env["PYTHONUNBUFFERED"] = "1"
+    return subprocess.run(
+        [sys.executable, str(PROJECT / "main.py"), "--data-dir", str(where / "data"),
+         "--agents-dir", str(where / "agents"), *args],
+        capture_output=True, text=True, timeout=timeout, env=env, cwd=PROJECT)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cli_run_never_writes_through_events_jsonl(tmp_path, outside, kind) -> None:
+    made = hearth(tmp_path, "--init", "--seed", "5", "--size", "48x40")
+    assert made.returncode == 0, made.stderr
+    events = tmp_path / "data" / "events.jsonl"
+    plant(kind, events, outside / "hosts")
+    before = snapshot(outside)
+    try:
+        ran = hearth(tmp_path, "--run", "3", timeout=DEADLINE)
+    except subprocess.TimeoutExpired:
+        unblock(events)
+        pytest.fail("--run hung on what was at events.jsonl")
+    assert ran.returncode == 0, ran.stderr
+    assert "Traceback" not in ran.stderr + ran.stdout
+    said = [line for line in (ran.stderr + ran.stdout).splitlines() if "moved aside" in line]
+    assert len(said) == 1 and "events.jsonl" in said[0], said
+    assert unchanged(snapshot(outside), before)
+    moved_aside(events, kind)
+    assert events.read_bytes().count(b"\n") > 0  # the log written anew from the database
+
+
+def test_cli_run_with_the_backups_folder_a_link_never_writes_into_it(tmp_path, outside):
+    made = hearth(tmp_path, "--init", "--seed", "5", "--size", "48x40")
+    assert made.returncode == 0, made.stderr
+    (tmp_path / "data" / "backups").symlink_to(outside, target_is_directory=True)
+    before = snapshot(outside)
+    again = hearth(tmp_path, "--init", "--force", "--seed", "6", "--size", "48x40",
+                   timeout=DEADLINE)
+    assert "Traceback" not in again.stderr + again.stdout
+    assert unchanged(snapshot(outside), before)
+    assert os.path.islink(next((tmp_path / "data").glob("backups.refused.*")))
+
+
+# -- through the engine: traces, undo logs, snapshots -------------------------------------
+
+
+class Turn:
+    def __init__(self, mind: FileMind, start: TurnStart) -> None:
+        self.mind, self.start, self.asked = mind, start, 0
+
+    async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
+        self.asked += 1
+        if self.asked > 1:
+            return []
+        return [ToolCall("c0", "append_file", {"path": "notes.md", "text": "a line\n"})]
+
+    async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
+        pass
+
+    def record(self) -> Mapping[str, Any]:
+        return {}
+
+
+class FileMind:
+    """Appends to notes.md once a turn, so an undo log is written before it."""
+
+    kind = "scripted"
+    reads_text = True
+
+    def begin(self, start: TurnStart) -> Turn:
+        return Turn(self, start)
+
+    def get_state(self, agent: AgentName) -> Mapping[str, Any]:
+        return {}
+
+    def set_state(self, agent: AgentName, state: Mapping[str, Any]) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def config() -> HearthConfig:
+    base = load_config(None)
+    storage = base.settings.storage.model_copy(update={"snapshot_every_ticks": 1})
+    return dataclasses.replace(
+        base, settings=base.settings.model_copy(update={"storage": storage}))
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    made = hearth(tmp_path, "--init", "--seed", "5", "--size", "48x40")
+    assert made.returncode == 0, made.stderr
+    agents = tmp_path / "agents"
+    return tmp_path / "data", agents, sorted(p.name for p in agents.iterdir())
+
+
+def run_engine(world, config: HearthConfig, *, ticks: int = 2,
+               fifos: Sequence[Path] = ()) -> None:
+    data, agents, _ = world
+
+    async def go() -> None:
+        storage = Storage(data)
+        engine = HearthEngine(storage, config, mind=FileMind(), agents_dir=agents)
+        try:
+            await engine.initialize()
+            for _ in range(ticks):
+                await engine.tick_once()
+            await engine.finish_snapshot()
+        finally:
+            await engine.close()
+            await storage.close()
+
+    within(DEADLINE, go, fifos)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_traces_are_never_written_through(world, outside, kind, no_tracebacks) -> None:
+    data, _, names = world
+    trace = data / "traces" / f"{names[0]}.jsonl"
+    plant(kind, trace, outside / "hosts")
+    before = snapshot(outside)
+
+    async def write() -> list[dict]:
+        async with Storage(data) as storage:
+            storage.traces.write_now(names[0], {"turn": 1})
+            storage.traces.write_now(names[0], {"turn": 2})
+            return list(storage.traces.read(names[0]))
+
+    assert [r["turn"] for r in within(DEADLINE, write, [trace])] == [1, 2]
+    assert unchanged(snapshot(outside), before)
+    moved_aside(trace, kind)
+    assert len(refusals(no_tracebacks)) == 1
+
+
+def test_a_traces_folder_that_is_a_link_is_moved_aside(world, outside, no_tracebacks) -> None:
+    data, _, names = world
+    (data / "traces").symlink_to(outside, target_is_directory=True)
+    before = snapshot(outside)
+
+    async def write() -> None:
+        async with Storage(data) as storage:
+            storage.traces.write_now(names[0], {"turn": 1})
+
+    within(DEADLINE, write)
+    assert unchanged(snapshot(outside), before)
+    assert (data / "traces").is_dir() and not (data / "traces").is_symlink()
+    assert os.path.islink(next(data.glob("traces.refused.*")))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_undo_logs_are_never_written_through(world, config, outside, kind,
+                                             no_tracebacks) -> None:
+    data, agents, names = world
+    log = data / "undo" / f"{names[0]}.json"
+    plant(kind, log, outside / "hosts")
+    plant(kind if kind != "hardlink" else "symlink", data / "undo" / f"{names[1]}.partial",
+          outside / "world.db")
+    before = snapshot(outside)
+    run_engine(world, config, fifos=[log, data / "undo" / f"{names[1]}.partial"])
+    assert unchanged(snapshot(outside), before)
+    moved_aside(log, kind)
+    assert list((data / "undo").glob(f"{names[1]}.partial.refused.*"))
+    assert "a line" in (agents / names[0] / "notes.md").read_text(encoding="utf-8")
+
+
+def test_an_undo_folder_that_is_a_link_is_moved_aside(world, config, outside,
+                                                      no_tracebacks) -> None:
+    data, _, _ = world
+    (data / "undo").symlink_to(outside, target_is_directory=True)
+    (outside / "Ember.json").write_text("{torn", encoding="utf-8")  # would be dropped
+    before = snapshot(outside)
+    run_engine(world, config)
+    assert unchanged(snapshot(outside), before)
+    assert os.path.islink(next(data.glob("undo.refused.*")))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_snapshots_are_never_written_through(world, config, outside, kind,
+                                             no_tracebacks) -> None:
+    data, _, _ = world
+    snaps = data / "snapshots"
+    # What the run's snapshots will be named, one that it only lists, and a partial.
+    planted = [snaps / "snapshot_1.db", snaps / "snapshot_9.db", snaps / "snapshot_2.db.partial"]
+    for at in planted:
+        plant(kind, at, outside / "world.db")
+    before = snapshot(outside)
+    run_engine(world, config, fifos=planted)
+    assert unchanged(snapshot(outside), before)
+    for at in planted:
+        kept = list(snaps.glob(f"{at.name}.refused.*"))
+        assert len(kept) == 1, sorted(p.name for p in snaps.iterdir())
+    assert sorted(p.name for p in snaps.glob("*.db")) == ["snapshot_1.db", "snapshot_2.db"]
+    for name in ("snapshot_1.db", "snapshot_2.db"):
+        info = os.lstat(snaps / name)
+        assert stat.S_ISREG(info.st_mode) and info.st_nlink == 1
+
+
+def test_a_snapshots_folder_that_is_a_link_is_moved_aside(world, config, outside,
+                                                          no_tracebacks) -> None:
+    data, _, _ = world
+    (data / "snapshots").symlink_to(outside, target_is_directory=True)
+    before = snapshot(outside)
+    run_engine(world, config)
+    assert unchanged(snapshot(outside), before)
+    assert os.path.islink(next(data.glob("snapshots.refused.*")))
+    assert sorted(p.name for p in (data / "snapshots").glob("*.db")) == \
+        ["snapshot_1.db", "snapshot_2.db"]
