@@ -13,17 +13,14 @@ unblocked if it is missed) and that no traceback was logged or printed.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import logging
 import os
 import stat
 import subprocess
 import sys
-import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +31,7 @@ from core.types import AgentName
 from engine import HearthEngine
 from services.mind import ToolCall, ToolOutcome, TurnStart
 from storage import Storage
+from tests.integration.hostile import snapshot, unblock, within
 
 pytestmark = pytest.mark.hostile
 
@@ -42,19 +40,6 @@ DEADLINE = 60.0
 KINDS = ("symlink", "hardlink", "fifo")
 
 
-def snapshot(folder: Path) -> dict[str, tuple]:
-    """Every entry below `folder` (itself included): kind, size, mtime and content hash."""
-    seen: dict[str, tuple] = {}
-    for here, dirs, files in os.walk(folder, followlinks=False):
-        for name in [".", *dirs, *files]:
-            path = Path(here) / name
-            info = os.lstat(path)
-            digest = ""
-            if stat.S_ISREG(info.st_mode):
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            seen[os.path.relpath(path, folder)] = (
-                stat.S_IFMT(info.st_mode), info.st_size, info.st_mtime_ns, digest)
-    return seen
 
 
 def unchanged(after: dict[str, tuple], before: dict[str, tuple]) -> bool:
@@ -82,32 +67,8 @@ def plant(kind: str, at: Path, target: Path) -> None:
         os.mkfifo(at)
 
 
-def unblock(fifo: Path) -> None:
-    for flags in (os.O_RDONLY | os.O_NONBLOCK, os.O_RDWR | os.O_NONBLOCK):
-        with contextlib.suppress(OSError):
-            os.close(os.open(fifo, flags))
 
 
-def within(seconds: float, make: Callable[[], Awaitable[Any]], fifos: Sequence[Path] = ()) -> Any:
-    outcome: dict[str, Any] = {}
-
-    def go() -> None:
-        try:
-            outcome["value"] = asyncio.run(make())  # type: ignore[arg-type]
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=go, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        for fifo in fifos:
-            unblock(fifo)
-        thread.join(10)
-        pytest.fail(f"hung for more than {seconds}s")
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome.get("value")
 
 
 def moved_aside(at: Path, kind: str) -> None:
