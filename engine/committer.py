@@ -335,7 +335,14 @@ class TurnCommitter:
         pending, self._in_flight = self._in_flight, None
         if pending is None:
             return
-        first_seq = await pending.future
+        try:
+            first_seq = await pending.future
+        except Exception:
+            # The metrics waiting for the next commit are of the ticks this write
+            # carried, which run again: none is written now (`flush` on close would
+            # otherwise wait out another lock, or meet the full disk, a second time).
+            self._metrics.clear()
+            raise
         self.commits += pending.counts
         for name, agent in pending.cap.agents.items():
             self._inventories[name] = agent.inventory

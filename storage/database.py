@@ -17,6 +17,7 @@ import asyncio
 import datetime as _dt
 import logging
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -80,6 +81,8 @@ def header_version(path: Path) -> int:
     try:
         return _user_version(path, "mode=ro")
     except sqlite3.DatabaseError as exc:
+        if _disk_fault(exc):  # the disk, not the file: main names it in one line
+            raise
         if "not a database" in str(exc):
             raise NotAWorldError(f"{path}: not an SQLite database, so not a Hearth world; "
                                  "it was left untouched") from None
@@ -312,12 +315,32 @@ class Database:
     async def _configure(self, synchronous: str) -> None:
         """Pragmas are per connection, so every connection gets all of them."""
         if not self.read_only:
-            row = await self.fetchone("PRAGMA journal_mode = WAL")
+            row = await self._switch_to_wal()
             if row is None or str(row[0]).lower() != "wal":
                 raise StorageError(f"{self.path}: could not switch the database to WAL mode")
         await self.conn.execute(f"PRAGMA synchronous = {synchronous}")
         await self.conn.execute("PRAGMA foreign_keys = ON")
         await self.conn.execute("PRAGMA busy_timeout = 5000")
+
+    async def _switch_to_wal(self) -> sqlite3.Row | tuple | None:
+        """`PRAGMA journal_mode = WAL`, waiting (saying so) up to `direct_db.LOCK_PATIENCE`
+        for a lock another program holds. A world never opened for writing yet is in
+        rollback mode (storage/world_files.py), and while another connection holds a
+        write lock on it SQLite refuses the switch at once, without its busy wait."""
+        deadline = time.monotonic() + direct_db.LOCK_PATIENCE
+        said = False
+        while True:
+            try:
+                return await self.fetchone("PRAGMA journal_mode = WAL")
+            except sqlite3.OperationalError as exc:
+                if ("locked" not in str(exc) and "busy" not in str(exc)) \
+                        or time.monotonic() >= deadline:
+                    raise  # main says it in one line: locked longer than Hearth waits
+            if not said:
+                said = True
+                log.warning("%s is locked by another program; waiting for it (up to %.0f s)",
+                            self.path, direct_db.LOCK_PATIENCE)
+            await asyncio.sleep(0.05)
 
     async def close(self) -> None:
         """Stop the checkpointer first: SQLite then folds the log into the file when

@@ -30,7 +30,7 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from storage.errors import StorageError
+from storage.errors import FAULT_ERRNOS, StorageError, storage_fault_line
 
 LOCK_FILENAME = "writer.lock"
 
@@ -96,8 +96,7 @@ class WorldLock:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,
                              0o644)
             except OSError as exc:
-                raise StorageError(f"{path}: cannot take the world's writer lock "
-                                   f"({exc.strerror})") from None
+                raise _lock_fault(path, exc) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -109,8 +108,7 @@ class WorldLock:
                     "--map, --gardener, --watch)") from None
             except OSError as exc:
                 os.close(fd)
-                raise StorageError(f"{path}: cannot take the world's writer lock "
-                                   f"({exc.strerror})") from None
+                raise _lock_fault(path, exc) from None
             note = json.dumps({"pid": os.getpid(), "command": _command(),
                                "since": dt.datetime.now(dt.UTC).isoformat()})
             try:
@@ -123,6 +121,8 @@ class WorldLock:
                     pass  # its note (who holds it); the full disk is met, and named, next
                 else:
                     os.close(fd)
+                    if exc.errno in FAULT_ERRNOS:
+                        raise _lock_fault(path, exc) from None
                     raise StorageError(f"{path}: cannot take the world's writer lock "
                                        f"({exc.strerror or exc}); move it aside") from None
             _held[key] = [fd, 1]
@@ -161,3 +161,11 @@ def held_here(data_dir: Path) -> bool:
     """Whether this process holds the world's writer lock."""
     with _guard:
         return Path(data_dir).resolve() in _held
+
+
+def _lock_fault(path: Path, exc: OSError) -> StorageError:
+    """The lock file could not be opened or locked: a disk that is full, failing or
+    read-only is named as such (the same line a run meeting it later would give)."""
+    if exc.errno in FAULT_ERRNOS:
+        return StorageError(storage_fault_line(OSError(exc.errno, exc.strerror, str(path))))
+    return StorageError(f"{path}: cannot take the world's writer lock ({exc.strerror})")

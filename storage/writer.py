@@ -27,6 +27,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+from storage import direct_db
 from storage.direct_db import CACHED_STATEMENTS, DirectDatabase, run_to_end
 from storage.errors import StorageError
 from storage.repositories import (
@@ -112,7 +113,10 @@ class BackgroundWriter:
     # --- the thread --------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=5.0,
+        # A lock another program holds is waited for in spells of at most 5 s, between
+        # which `DirectDatabase.begin` says it waits; never longer than the patience.
+        conn = sqlite3.connect(self.path, isolation_level=None,
+                               timeout=min(5.0, direct_db.LOCK_PATIENCE),
                                cached_statements=CACHED_STATEMENTS)
         try:
             conn.execute(f"PRAGMA synchronous = {self.synchronous}")

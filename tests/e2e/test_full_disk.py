@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
-import shutil
 import signal
-import sqlite3
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -27,15 +24,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.processes import PROJECT, clean_env, hearth_args
+from tests.e2e.processes import PROJECT, clean_env
+from tests.e2e.worlds import (
+    TOTAL,
+    copy_world,
+    live_undisturbed,
+    make_world,
+    resume,
+    run,
+    run_args,
+    tick_of,
+    world,
+)
 
 pytestmark = pytest.mark.hostile
-
-TOTAL = 60
-"""Ticks of every world compared (the disturbed one in two runs or more)."""
-
-VOLATILE = frozenset({"tick_metrics", "tick_progress"})
-"""Timing, not world: left out of comparisons (as in test_run_cli.py)."""
 
 DATA_KB = 4096
 HOMES_KB = 512
@@ -94,19 +96,6 @@ def _size(disk: Path) -> int:
 # --- the program -----------------------------------------------------------------------
 
 
-def run(data: Path, homes: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(_args(data, homes, *args), capture_output=True, text=True,
-                          timeout=120, cwd=PROJECT, env=clean_env())
-
-
-def _args(data: Path, homes: Path, *args: str) -> list[str]:
-    # hearth_args wants one folder holding data/ and agents/; here they may differ.
-    words = hearth_args(Path("/nowhere"), *args)
-    words[words.index("--data-dir") + 1] = str(data)
-    words[words.index("--agents-dir") + 1] = str(homes)
-    return words
-
-
 def assert_one_full_disk_line(done: subprocess.CompletedProcess, where: Path) -> None:
     said = done.stdout + done.stderr
     assert "Traceback" not in said, said
@@ -117,82 +106,25 @@ def assert_one_full_disk_line(done: subprocess.CompletedProcess, where: Path) ->
     assert "is full" in lines[0] and str(where) in lines[0], lines[0]
 
 
-def tick_of(data: Path) -> int:
-    conn = sqlite3.connect(f"{(data / 'world.db').resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        return int(conn.execute("SELECT tick FROM world_state").fetchone()[0])
-    finally:
-        conn.close()
-
-
-def resume(data: Path, homes: Path) -> None:
-    """Run on until the world has lived TOTAL ticks (more than one run if need be)."""
-    for _ in range(3):
-        left = TOTAL - tick_of(data)
-        if left <= 0:
-            break
-        done = run(data, homes, "--run", str(left), "--quiet")
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "Traceback" not in done.stdout + done.stderr
-    assert tick_of(data) == TOTAL
-
-
-def world(data: Path, homes: Path) -> dict[str, object]:
-    """Everything compared: the tables (less timing), events.jsonl, the homes' files."""
-    conn = sqlite3.connect(f"{(data / 'world.db').resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        tables = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
-        out: dict[str, object] = {
-            t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
-            for t in sorted(tables) if t not in VOLATILE}
-    finally:
-        conn.close()
-    out["events.jsonl"] = (data / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    # .status is left out: each run's start writes it anew (for offline minds, which
-    # never read it, only then), so a world lived in two runs differs there anyway.
-    out["homes"] = {
-        str(p.relative_to(homes)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(homes.rglob("*"))
-        if p.is_file() and not p.name.startswith(".status")}
-    return out
-
-
 # --- the worlds ------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new world, never run (copied for every case, so all share one identity)."""
-    where = tmp_path_factory.mktemp("made")
-    done = run(where / "data", where / "agents", "--init", "--seed", "31", "--size",
-               "96x80", "--agents", "8")
-    assert done.returncode == 0, done.stdout + done.stderr
-    return where
+    return make_world(tmp_path_factory.mktemp("made"))
 
 
 @pytest.fixture(scope="module")
 def undisturbed(made: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    where = tmp_path_factory.mktemp("undisturbed")
-    data, homes = copy_world(made, where / "data", where / "agents")
-    done = run(data, homes, "--run", str(TOTAL), "--quiet")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert tick_of(data) == TOTAL
-    return world(data, homes)
-
-
-def copy_world(made: Path, data: Path, homes: Path) -> tuple[Path, Path]:
-    shutil.copytree(made / "data", data)
-    shutil.copytree(made / "agents", homes)
-    return data, homes
+    return live_undisturbed(made, tmp_path_factory.mktemp("undisturbed"))
 
 
 def paused_and_filled(data: Path, homes: Path, disk: Path, after: int
                       ) -> subprocess.CompletedProcess:
     """`--run TOTAL`, stopped (SIGSTOP) once it has printed `after` ticks, the disk
     filled meanwhile, then let go on."""
-    proc = subprocess.Popen(_args(data, homes, "--run", str(TOTAL), "--json"),
+    proc = subprocess.Popen(run_args(data, homes, "--run", str(TOTAL), "--json"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=PROJECT, env={**clean_env(), "PYTHONUNBUFFERED": "1"})
     try:
@@ -278,7 +210,7 @@ def test_a_filler_racing_the_run_meets_it_anywhere(
     undo logs, events.jsonl may each be the one that meets it)."""
     with small_disk(tmp_path / "disk", RACE_KB) as disk:
         data, homes = copy_world(made, disk / "data", tmp_path / "agents")
-        proc = subprocess.Popen(_args(data, homes, "--run", "100000", "--json"),
+        proc = subprocess.Popen(run_args(data, homes, "--run", "100000", "--json"),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 cwd=PROJECT, env={**clean_env(), "PYTHONUNBUFFERED": "1"})
         filler = threading.Thread(target=fill, args=(disk,))
