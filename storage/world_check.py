@@ -13,15 +13,26 @@ shape its reader expects, references that resolve (agents, conversations), and a
 tick counter not behind the turns, events and metrics recorded at it. Resource and
 item names are held to the domain's form (`core.objects.item_type`), not to the
 recipes of the day: config may change between runs and a stack stays meaningful.
-The Gardener's tables are not checked: the engine judges every request as it
-applies it, and a request row may hold anything (CLAUDE.md).
+The engine's records (minds, tick progress, events, turns, metrics, the events'
+numbering in sqlite_sequence) and the world's identity are checked in
+storage/world_check_records.py, events and turns only as far as a start reads them
+(they can hold millions of rows).
+
+The Gardener's tables are not checked, by design: anyone may write them, and the engine
+judges each request as it applies it (CLAUDE.md). A request it cannot read (params not
+JSON, a kind or its cycle's level unknown, a cycle that is not there, bytes that are
+not text) is marked refused with the reason, which `--status` shows in its line; a
+status it does not know leaves the row as written, never judged, shown as stored. The
+engine parses no JSON of a cycle, and the Gardener takes reasons that do not parse as
+none. Refusing the world over such a row would let any writer stop it;
+test_damaged_rows.py (test_a_damaged_gardener_row_is_judged_not_fatal) proves this.
 """
 
 from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from core.agent import Journey
@@ -73,11 +84,13 @@ class _Problems:
 
 
 class _World:
-    """What other rows are checked against: the size and who exists."""
+    """What other rows are checked against: the size, who exists, and the tick (None
+    when world_state's is damaged, which is named already)."""
 
     def __init__(self, width: int, height: int, agents: frozenset[str],
-                 tables: set[str]) -> None:
+                 tables: set[str], tick: int | None = None) -> None:
         self.width, self.height, self.agents, self.tables = width, height, agents, tables
+        self.tick = tick
 
     def outside(self, x: Any, y: Any) -> str | None:
         """What is wrong with (x, y) as a cell of this world, or None."""
@@ -108,11 +121,13 @@ async def check_world(db: Database) -> list[str]:
         ("inventory_stacks", _check_inventory), ("objects", _check_objects),
         ("named_places", _check_places), ("structures", _check_structures),
         ("conversations", _check_conversations), ("edge_materials", _check_edges_and_spent),
-        ("minds", _check_engine),
     ]
     for table, step in steps:  # an old file's missing tables come with its migration
         if table in tables:
             await step(db, world, found)
+    from storage.world_check_records import check_records  # here: it imports this module
+
+    await check_records(db, world, found)
     return found.lines
 
 
@@ -152,7 +167,7 @@ async def _check_world_state(db: Database, tables: set[str], found: _Problems) -
                                           f"recorded up to tick {latest} (the counter was "
                                           "set back)")
     names = frozenset(str(r[0]) for r in await db.fetchall("SELECT name FROM agents"))
-    return _World(width, height, names, tables) if sound else None
+    return _World(width, height, names, tables, tick) if sound else None
 
 
 async def _check_raster(db: Database, world: _World, found: _Problems) -> None:
@@ -478,36 +493,3 @@ async def _check_edges_and_spent(db: Database, world: _World, found: _Problems) 
             found.add("spent_cells", key, f"units {show(units)} is not positive")
         if not _is_int(since):
             found.add("spent_cells", key, f"since_tick {show(since)} is not a whole number")
-
-
-async def _check_engine(db: Database, world: _World, found: _Problems) -> None:
-    for agent, kind, state in await db.fetchall("SELECT agent, kind, state FROM minds"):
-        key = show(agent)
-        if agent not in world.agents:
-            found.add("minds", key, f"the mind of {show(agent)}, who is no agent")
-        if not isinstance(kind, str) or not kind:
-            found.add("minds", key, f"kind {show(kind)} is empty")
-        value, wrong = _json(state)
-        if wrong:
-            found.add("minds", key, f"state {wrong}")
-        elif not isinstance(value, dict):
-            found.add("minds", key, f"state {show(value)} is not a JSON object")
-    row = await db.fetchone("SELECT tick FROM world_state WHERE id = 1")
-    now = row[0] if row else None
-    for tick, schedule in await db.fetchall("SELECT tick, schedule FROM tick_progress"):
-        if not _is_int(tick) or (_is_int(now) and tick > now):
-            found.add("tick_progress", "1", f"tick {show(tick)} is not a tick up to the world's "
-                                            f"{now}")
-        value, wrong = _json(schedule)
-        if wrong:
-            found.add("tick_progress", "1", f"schedule {wrong}")
-        elif not isinstance(value, list) or not all(
-                isinstance(c, list) and all(isinstance(n, str) for n in c) for c in value):
-            found.add("tick_progress", "1", f"schedule {show(value)} is not a list of lists "
-                                            "of names")
-        elif stray := [n for n in _flat(value) if n not in world.agents]:
-            found.add("tick_progress", "1", f"schedule names {show(stray[0])}, who is no agent")
-
-
-def _flat(clusters: Iterable[Iterable[str]]) -> list[str]:
-    return [name for cluster in clusters for name in cluster]

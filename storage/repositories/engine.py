@@ -14,6 +14,7 @@ from typing import Any
 
 from core.quick_init import quick_init
 from storage.database import utc_stamp
+from storage.errors import CorruptDatabaseError
 from storage.repositories.base import Repository, dumps, loads
 
 
@@ -69,6 +70,22 @@ class TickMetrics:
     """Phase name -> milliseconds, in pipeline order."""
 
 
+def event_data(where: object, seq: int, text: Any) -> dict[str, Any]:
+    """A stored event's data, the JSON object it was written as. A row damaged since is
+    refused in one line naming it: the check at every start reads only the first and the
+    latest events (storage/world_check_records.py), and the readers of older ones (the
+    event log's rebuild, the Gardener's happenings) would otherwise end in a traceback."""
+    try:
+        data = loads(text)
+    except (TypeError, ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        raise CorruptDatabaseError(
+            f"{where} is damaged: events {seq}: data {str(text)[:60]!r} is not a JSON object "
+            "(an old row, which a start does not check: mend or delete it with sqlite3)")
+    return data
+
+
 class EngineRepository(Repository):
     # --- events --------------------------------------------------------------------
 
@@ -88,7 +105,7 @@ class EngineRepository(Repository):
         rows = await self.db.fetchall(
             "SELECT seq, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
         )
-        return [(seq_, loads(data)) for seq_, data in rows]
+        return [(seq_, event_data(self.db.path, seq_, data)) for seq_, data in rows]
 
     async def next_event_seq(self) -> int:
         """The seq the next inserted event will get (AUTOINCREMENT never reuses one)."""

@@ -21,7 +21,8 @@ from typing import Any
 
 from core.gardener import Applied
 from core.types import Position
-from storage.repositories.base import Repository, loads
+from storage.repositories.base import Repository
+from storage.repositories.engine import event_data
 
 INTERVENTION_EVENT = "gardener_intervention"
 """The event kind the engine writes for each applied intervention (core.events)."""
@@ -152,8 +153,7 @@ class GardenerRepository(Repository):
         """The data of every intervention event from `since_tick` on, oldest first: a
         restarted engine finds in them the happenings agents still perceive."""
         rows = await self.db.fetchall(
-            "SELECT data FROM events WHERE tick >= ? AND kind = ? ORDER BY seq",
+            "SELECT seq, data FROM events WHERE tick >= ? AND kind = ? ORDER BY seq",
             (since_tick, INTERVENTION_EVENT),
         )
-        found = (loads(data) for (data,) in rows)
-        return [data for data in found if isinstance(data, dict)]
+        return [event_data(self.db.path, seq, data) for seq, data in rows]
