@@ -390,8 +390,11 @@ async def init_world(
         except WorldSetupError as exc:
             raise CliError(str(exc), EXIT_USAGE) from None
     homes = AgentHomes(env.agents_dir)
-    if not exists:  # a home that is a link or no folder: refused before anything is made
-        homes.check(*(agent.name for agent in world.agents))
+    # A home that is a link or no folder is refused before anything is made or moved. With
+    # --force a folder (or a link to one) at a new agent's home goes with the old world,
+    # the link moved, not followed (set_aside below); anything else would stay in the way.
+    homes.check(*(agent.name for agent in world.agents
+                  if not (exists and homes.exists(agent.name))))
     with WorldLock(env.data_dir):  # refused while another process changes this world
         for line in recover(env.data_dir):
             print(line, file=sys.stderr)
@@ -1124,12 +1127,24 @@ def _database_fault(exc: sqlite3.Error, args: argparse.Namespace) -> str:
     if "full" in said or getattr(exc, "sqlite_errorname", "") == "SQLITE_IOERR_SHMSIZE":
         return (f"the disk holding {where} is full; everything committed is saved and the "
                 "next run goes on from it: free some space and run again")
+    if ("disk I/O error" in said or "readonly" in said) and _read_only(where):
+        return (f"the disk holding {where} is read-only; everything committed is saved and "
+                "the next run goes on from it: make it writable and run again")
     if "disk I/O error" in said:
         return (f"the disk holding {where} failed a read or write ({said}); everything "
                 "committed is saved and the next run goes on from it: check the disk and "
                 "run again")
     return (f"the database in {where} failed ({said}); everything committed is saved and "
             "the next run goes on from it")
+
+
+def _read_only(where: Path) -> bool:
+    """Whether the file system holding `where` is mounted read-only: SQLite says only
+    "disk I/O error" when a disk turns read-only under an open database."""
+    try:
+        return bool(os.statvfs(where).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _drop_stdout() -> None:

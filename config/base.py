@@ -1,4 +1,5 @@
-"""What every configuration model shares: unknown keys refused, values frozen, types strict."""
+"""What every configuration model shares: unknown keys refused, values frozen, types strict,
+no number infinite or NaN (YAML's `.inf` and `.nan`: no setting means them)."""
 
 from __future__ import annotations
 
@@ -13,4 +14,4 @@ NonBlankStr = Annotated[str, StringConstraints(strip_whitespace=True, min_length
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)

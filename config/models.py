@@ -32,6 +32,12 @@ from core.types import agent_name
 _SNAKE_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
+MAX_TICKS = 1_000_000
+"""The longest any setting counted in ticks may be (over a century at 24 a day): ticks
+added to it stay far from a 64-bit integer's end, in SQLite and numpy alike."""
+MAX_WEIGHT = 1000.0
+"""The largest relative weight (terrain, weather): sums of them stay finite."""
+
 
 def _snake_case(raw: str) -> str:
     """Item types are identifiers that agents type, so keep them uniform."""
@@ -59,21 +65,23 @@ class VisionSettings(_Model):
 
 
 class TimeSettings(_Model):
-    ticks_per_day: StrictInt = Field(24, ge=4)
+    ticks_per_day: StrictInt = Field(24, ge=4, le=1440)
+    """At most one a minute: the clock counts minutes, and would stand still."""
     start_hour: StrictInt = Field(8, ge=0, le=23)
 
 
 class SchedulingSettings(_Model):
-    max_concurrent_clusters: StrictInt = Field(4, ge=1)
-    max_actions_per_turn: StrictInt = Field(8, ge=1)
-    min_sleep_ticks: StrictInt = Field(2, ge=1)
+    max_concurrent_clusters: StrictInt = Field(4, ge=1, le=1000)
+    max_actions_per_turn: StrictInt = Field(8, ge=1, le=1000)
+    min_sleep_ticks: StrictInt = Field(2, ge=1, le=MAX_TICKS)
     """A sleeper wakes once it is not night and it has slept at least this long."""
     horizon: StrictInt = Field(40, ge=0, le=500)
     """Landmarks within this many cells stand out on an agent's horizon."""
-    commit_batch_turns: StrictInt = Field(256, ge=1)
+    commit_batch_turns: StrictInt = Field(256, ge=1, le=100_000)
     """Finished turns written per transaction at most (each turn stays atomic)."""
-    commit_max_delay_ms: StrictInt = Field(50, ge=0)
-    """A finished turn waits at most this long for others to share its transaction."""
+    commit_max_delay_ms: StrictInt = Field(50, ge=0, le=60_000)
+    """A finished turn waits at most this long for others to share its transaction (at
+    most a minute: longer is a run that seems to hang)."""
 
 
 class WeatherSettings(_Model):
@@ -88,8 +96,8 @@ class WeatherSettings(_Model):
 
     @model_validator(mode="after")
     def _some_weather(self) -> WeatherSettings:
-        if any(w < 0 for w in self.weights.values()):
-            raise ValueError("weather weights must be 0 or more")
+        if any(w < 0 or w > MAX_WEIGHT for w in self.weights.values()):
+            raise ValueError(f"weather weights must be from 0 to {MAX_WEIGHT:g}")
         if not any(w > 0 for w in self.weights.values()):
             raise ValueError("at least one weather needs a weight above 0")
         return self
@@ -114,7 +122,7 @@ class GatheringSettings(_Model):
     """Units one gather action gives."""
     cell_capacity: StrictInt = Field(5, ge=1, le=1000)
     """Units a cell holds before it is spent."""
-    regrow_ticks: StrictInt = Field(24, ge=1)
+    regrow_ticks: StrictInt = Field(24, ge=1, le=MAX_TICKS)
     """Ticks for a spent unit to grow back (24 = one day by default)."""
 
 
@@ -131,7 +139,7 @@ class BuildingSettings(_Model):
 
 class StorageSettings(_Model):
     synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
-    snapshot_every_ticks: StrictInt = Field(100, ge=0)
+    snapshot_every_ticks: StrictInt = Field(100, ge=0, le=MAX_TICKS)
     """0 means never take periodic snapshots."""
     snapshots_keep: StrictInt = Field(5, ge=1)
     lock_patience_seconds: float = Field(60.0, ge=1, le=3600)
@@ -166,9 +174,9 @@ class GardenerCaps(_Model):
 
     per_cycle: tuple[StrictInt, StrictInt, StrictInt, StrictInt] = (1, 1, 2, 3)
     """Interventions one cycle may have applied at HEALTHY, WATCH, WARNING, CRITICAL."""
-    weather_every_ticks: StrictInt = Field(24, ge=0)
+    weather_every_ticks: StrictInt = Field(24, ge=0, le=MAX_TICKS)
     area_cells: StrictInt = Field(40, ge=0)
-    area_every_ticks: StrictInt = Field(48, ge=0)
+    area_every_ticks: StrictInt = Field(48, ge=0, le=MAX_TICKS)
     event_radius: StrictInt = Field(12, ge=0, le=200)
     event_text_chars: StrictInt = Field(280, ge=1, le=2000)
     regrowth_radius: StrictInt = Field(5, ge=0, le=50)
@@ -187,13 +195,13 @@ class GardenerSettings(_Model):
     """The Gardener (`hearth --gardener`): how often it looks, what it looks at, and
     the model it may ask."""
 
-    every_ticks: StrictInt = Field(24, ge=1)
+    every_ticks: StrictInt = Field(24, ge=1, le=MAX_TICKS)
     """A cycle each time the world has moved on this many ticks..."""
-    every_minutes: float | None = Field(None, ge=0.1)
+    every_minutes: float | None = Field(None, ge=0.1, le=525_600)
     """...or this many minutes have passed, whichever comes first (null: ticks only)."""
     poll_seconds: float = Field(2.0, ge=0.1, le=600)
     """How often the waiting Gardener looks at the world's tick."""
-    window_ticks: StrictInt = Field(48, ge=1)
+    window_ticks: StrictInt = Field(48, ge=1, le=MAX_TICKS)
     """How far back the health figures look."""
     look_radius: StrictInt = Field(8, ge=1, le=100)
     """Cells around an agent counted for gatherable material."""
@@ -407,8 +415,8 @@ class TerrainSpec(_Model):
     gather: ItemName | None = None
     emoji: NonBlankStr
     ascii: Annotated[str, AfterValidator(_one_visible_ascii)]
-    weight: StrictFloat = Field(gt=0)
-    self_affinity: StrictFloat = Field(1.0, gt=0)
+    weight: StrictFloat = Field(gt=0, le=MAX_WEIGHT)
+    self_affinity: StrictFloat = Field(1.0, gt=0, le=MAX_WEIGHT)
     target_share: StrictFloat = Field(gt=0, lt=1)
 
 

@@ -2,13 +2,16 @@
 
 Hearth appends to events.jsonl and traces/NAME.jsonl and writes undo/NAME.json and
 snapshots/snapshot_N.db. Each case plants something hostile at one of those names (a
-symbolic link to a file outside, a hard link to it, a FIFO) or makes the side folder a
-link to a folder outside, then runs Hearth: the real CLI in a subprocess, or the real
-engine on a real world. What was planted is moved aside as NAME.refused.STAMP (never
-followed, never opened, never deleted, storage/side_files.py) with one warning line,
-and a fresh regular file is used. Each checks that nothing outside changed (listing,
-size, mtime and SHA-256), that nothing hung (every run has a deadline; a FIFO is
-unblocked if it is missed) and that no traceback was logged or printed.
+symbolic link to a file outside, a hard link to it, a FIFO, a device node) or makes the
+side folder a link to a folder outside, then runs Hearth: the real CLI in a subprocess,
+or the real engine on a real world. What was planted is moved aside as
+NAME.refused.STAMP (never followed, never opened to write, never deleted,
+storage/side_files.py) with one warning line, and a fresh regular file is used. Each
+ends with the checks of tests/integration/hostile.py: nothing in the folder the links
+point into changed (listing, size, mtime and SHA-256) and no device node was written to
+or waited on, nothing hung (every run has a deadline; a FIFO is unblocked if it is
+missed), no traceback was logged or printed, and world.db passes SQLite's integrity
+check.
 """
 
 from __future__ import annotations
@@ -18,9 +21,7 @@ import dataclasses
 import logging
 import os
 import stat
-import subprocess
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,23 +32,27 @@ from core.types import AgentName
 from engine import HearthEngine
 from services.mind import ToolCall, ToolOutcome, TurnStart
 from storage import Storage
-from tests.integration.hostile import snapshot, unblock, within
+from tests.integration.hostile import (
+    DEADLINE,
+    assert_never_written_or_waited_on,
+    assert_unharmed,
+    device_opens,
+    hearth,
+    integrity,
+    make_device,
+    no_tracebacks,  # noqa: F401 - a fixture, used by every case below
+    snapshot,
+    within,
+)
 
-pytestmark = pytest.mark.hostile
+pytestmark = [pytest.mark.hostile, pytest.mark.usefixtures("no_tracebacks")]
 
-PROJECT = Path(__file__).resolve().parents[2]
-DEADLINE = 60.0
-KINDS = ("symlink", "hardlink", "fifo")
-
-
-
-
-def unchanged(after: dict[str, tuple], before: dict[str, tuple]) -> bool:
-    return after == before
+KINDS = ("symlink", "hardlink", "fifo", "device")
 
 
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
+    """Where every planted link points: where an escape would land."""
     folder = tmp_path / "outside"
     folder.mkdir()
     (folder / "hosts").write_text("127.0.0.1 localhost\n", encoding="utf-8")
@@ -63,12 +68,18 @@ def plant(kind: str, at: Path, target: Path) -> None:
         at.symlink_to(target)
     elif kind == "hardlink":
         os.link(target, at)
+    elif kind == "device":
+        make_device(at)
     else:
         os.mkfifo(at)
 
 
-
-
+@contextlib.contextmanager
+def watched(kind: str, *planted: Path) -> Iterator[None]:
+    """For a device node: fails unless it was at most opened to read, without waiting."""
+    with device_opens(*(planted if kind == "device" else ())) as opened:
+        yield
+    assert_never_written_or_waited_on(opened)
 
 
 def moved_aside(at: Path, kind: str) -> None:
@@ -81,15 +92,7 @@ def moved_aside(at: Path, kind: str) -> None:
     assert len(kept) == 1, sorted(p.name for p in at.parent.iterdir())
     mode = os.lstat(kept[0]).st_mode
     assert {"symlink": stat.S_ISLNK, "hardlink": stat.S_ISREG,
-            "fifo": stat.S_ISFIFO}[kind](mode)
-
-
-@pytest.fixture
-def no_tracebacks(caplog: pytest.LogCaptureFixture):
-    caplog.set_level(logging.INFO)
-    yield caplog
-    traced = [r for r in caplog.records if r.exc_info]
-    assert traced == [], [r.getMessage() for r in traced]
+            "fifo": stat.S_ISFIFO, "device": stat.S_ISCHR}[kind](mode)
 
 
 def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -100,15 +103,6 @@ def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
 # -- through the CLI: events.jsonl ------------------------------------------------------
 
 
-def hearth(where: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
-    env["PYTHONUNBUFFERED"] = "1"
-    return subprocess.run(
-        [sys.executable, str(PROJECT / "main.py"), "--data-dir", str(where / "data"),
-         "--agents-dir", str(where / "agents"), *args],
-        capture_output=True, text=True, timeout=timeout, env=env, cwd=PROJECT)
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_cli_run_never_writes_through_events_jsonl(tmp_path, outside, kind) -> None:
     made = hearth(tmp_path, "--init", "--seed", "5", "--size", "48x40")
@@ -116,18 +110,13 @@ def test_cli_run_never_writes_through_events_jsonl(tmp_path, outside, kind) -> N
     events = tmp_path / "data" / "events.jsonl"
     plant(kind, events, outside / "hosts")
     before = snapshot(outside)
-    try:
-        ran = hearth(tmp_path, "--run", "3", timeout=DEADLINE)
-    except subprocess.TimeoutExpired:
-        unblock(events)
-        pytest.fail("--run hung on what was at events.jsonl")
+    ran = hearth(tmp_path, "--run", "3", fifos=[events])
     assert ran.returncode == 0, ran.stderr
-    assert "Traceback" not in ran.stderr + ran.stdout
     said = [line for line in (ran.stderr + ran.stdout).splitlines() if "moved aside" in line]
     assert len(said) == 1 and "events.jsonl" in said[0], said
-    assert unchanged(snapshot(outside), before)
     moved_aside(events, kind)
     assert events.read_bytes().count(b"\n") > 0  # the log written anew from the database
+    assert_unharmed(before, outside, tmp_path / "data" / "world.db", ran.stdout + ran.stderr)
 
 
 def test_cli_run_with_the_backups_folder_a_link_never_writes_into_it(tmp_path, outside):
@@ -135,14 +124,16 @@ def test_cli_run_with_the_backups_folder_a_link_never_writes_into_it(tmp_path, o
     assert made.returncode == 0, made.stderr
     (tmp_path / "data" / "backups").symlink_to(outside, target_is_directory=True)
     before = snapshot(outside)
-    again = hearth(tmp_path, "--init", "--force", "--seed", "6", "--size", "48x40",
-                   timeout=DEADLINE)
-    assert "Traceback" not in again.stderr + again.stdout
-    assert unchanged(snapshot(outside), before)
+    again = hearth(tmp_path, "--init", "--force", "--seed", "6", "--size", "48x40")
+    assert again.returncode == 0, again.stderr
     assert os.path.islink(next((tmp_path / "data").glob("backups.refused.*")))
+    [saved] = (tmp_path / "data" / "backups").glob("world.replaced.*")
+    assert integrity(saved / "world.db") == "ok"
+    assert_unharmed(before, outside, tmp_path / "data" / "world.db",
+                    again.stdout + again.stderr)
 
 
-# -- through the engine: traces, undo logs, snapshots -------------------------------------
+# -- through the engine: events, traces, undo logs, snapshots ------------------------------
 
 
 class Turn:
@@ -214,7 +205,22 @@ def run_engine(world, config: HearthConfig, *, ticks: int = 2,
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_traces_are_never_written_through(world, outside, kind, no_tracebacks) -> None:
+def test_the_event_log_is_never_written_through(world, config, outside, kind,
+                                                caplog) -> None:
+    data, _, _ = world
+    events = data / "events.jsonl"
+    plant(kind, events, outside / "hosts")
+    before = snapshot(outside)
+    with watched(kind, events):
+        run_engine(world, config, fifos=[events])
+    moved_aside(events, kind)
+    assert events.read_bytes().count(b"\n") > 0
+    assert [m for m in refusals(caplog) if "events.jsonl" in m]
+    assert_unharmed(before, outside, data / "world.db")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_traces_are_never_written_through(world, outside, kind, caplog) -> None:
     data, _, names = world
     trace = data / "traces" / f"{names[0]}.jsonl"
     plant(kind, trace, outside / "hosts")
@@ -226,13 +232,14 @@ def test_traces_are_never_written_through(world, outside, kind, no_tracebacks) -
             storage.traces.write_now(names[0], {"turn": 2})
             return list(storage.traces.read(names[0]))
 
-    assert [r["turn"] for r in within(DEADLINE, write, [trace])] == [1, 2]
-    assert unchanged(snapshot(outside), before)
+    with watched(kind, trace):
+        assert [r["turn"] for r in within(DEADLINE, write, [trace])] == [1, 2]
     moved_aside(trace, kind)
-    assert len(refusals(no_tracebacks)) == 1
+    assert len(refusals(caplog)) == 1
+    assert_unharmed(before, outside, data / "world.db")
 
 
-def test_a_traces_folder_that_is_a_link_is_moved_aside(world, outside, no_tracebacks) -> None:
+def test_a_traces_folder_that_is_a_link_is_moved_aside(world, outside) -> None:
     data, _, names = world
     (data / "traces").symlink_to(outside, target_is_directory=True)
     before = snapshot(outside)
@@ -242,41 +249,38 @@ def test_a_traces_folder_that_is_a_link_is_moved_aside(world, outside, no_traceb
             storage.traces.write_now(names[0], {"turn": 1})
 
     within(DEADLINE, write)
-    assert unchanged(snapshot(outside), before)
     assert (data / "traces").is_dir() and not (data / "traces").is_symlink()
     assert os.path.islink(next(data.glob("traces.refused.*")))
+    assert_unharmed(before, outside, data / "world.db")
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_undo_logs_are_never_written_through(world, config, outside, kind,
-                                             no_tracebacks) -> None:
+def test_undo_logs_are_never_written_through(world, config, outside, kind) -> None:
     data, agents, names = world
-    log = data / "undo" / f"{names[0]}.json"
+    log, partial = data / "undo" / f"{names[0]}.json", data / "undo" / f"{names[1]}.partial"
     plant(kind, log, outside / "hosts")
-    plant(kind if kind != "hardlink" else "symlink", data / "undo" / f"{names[1]}.partial",
-          outside / "world.db")
+    plant(kind, partial, outside / "world.db")
     before = snapshot(outside)
-    run_engine(world, config, fifos=[log, data / "undo" / f"{names[1]}.partial"])
-    assert unchanged(snapshot(outside), before)
+    with watched(kind, log, partial):
+        run_engine(world, config, fifos=[log, partial])
     moved_aside(log, kind)
     assert list((data / "undo").glob(f"{names[1]}.partial.refused.*"))
     assert "a line" in (agents / names[0] / "notes.md").read_text(encoding="utf-8")
+    assert_unharmed(before, outside, data / "world.db")
 
 
-def test_an_undo_folder_that_is_a_link_is_moved_aside(world, config, outside,
-                                                      no_tracebacks) -> None:
+def test_an_undo_folder_that_is_a_link_is_moved_aside(world, config, outside) -> None:
     data, _, _ = world
     (data / "undo").symlink_to(outside, target_is_directory=True)
     (outside / "Ember.json").write_text("{torn", encoding="utf-8")  # would be dropped
     before = snapshot(outside)
     run_engine(world, config)
-    assert unchanged(snapshot(outside), before)
     assert os.path.islink(next(data.glob("undo.refused.*")))
+    assert_unharmed(before, outside, data / "world.db")
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_snapshots_are_never_written_through(world, config, outside, kind,
-                                             no_tracebacks) -> None:
+def test_snapshots_are_never_written_through(world, config, outside, kind) -> None:
     data, _, _ = world
     snaps = data / "snapshots"
     # What the run's snapshots will be named, one that it only lists, and a partial.
@@ -284,8 +288,8 @@ def test_snapshots_are_never_written_through(world, config, outside, kind,
     for at in planted:
         plant(kind, at, outside / "world.db")
     before = snapshot(outside)
-    run_engine(world, config, fifos=planted)
-    assert unchanged(snapshot(outside), before)
+    with watched(kind, *planted):
+        run_engine(world, config, fifos=planted)
     for at in planted:
         kept = list(snaps.glob(f"{at.name}.refused.*"))
         assert len(kept) == 1, sorted(p.name for p in snaps.iterdir())
@@ -293,15 +297,16 @@ def test_snapshots_are_never_written_through(world, config, outside, kind,
     for name in ("snapshot_1.db", "snapshot_2.db"):
         info = os.lstat(snaps / name)
         assert stat.S_ISREG(info.st_mode) and info.st_nlink == 1
+        assert integrity(snaps / name) == "ok"
+    assert_unharmed(before, outside, data / "world.db")
 
 
-def test_a_snapshots_folder_that_is_a_link_is_moved_aside(world, config, outside,
-                                                          no_tracebacks) -> None:
+def test_a_snapshots_folder_that_is_a_link_is_moved_aside(world, config, outside) -> None:
     data, _, _ = world
     (data / "snapshots").symlink_to(outside, target_is_directory=True)
     before = snapshot(outside)
     run_engine(world, config)
-    assert unchanged(snapshot(outside), before)
     assert os.path.islink(next(data.glob("snapshots.refused.*")))
     assert sorted(p.name for p in (data / "snapshots").glob("*.db")) == \
         ["snapshot_1.db", "snapshot_2.db"]
+    assert_unharmed(before, outside, data / "world.db")

@@ -7,6 +7,7 @@ their text down completely, including the file path and the field path.
 from __future__ import annotations
 
 import copy
+import math
 import pickle
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+import main
 from config import (
     CONFIG_DIR,
     ConfigError,
@@ -23,6 +25,15 @@ from config import (
     load_recipes,
     load_settings,
     load_terrain,
+)
+from tests.integration.hostile import (
+    DEADLINE,
+    assert_unharmed,
+    hearth,
+    no_tracebacks,  # noqa: F401 - a fixture, used below
+    one_line,
+    snapshot,
+    within,
 )
 
 TERRAIN = yaml.safe_load((CONFIG_DIR / "terrain.yaml").read_text(encoding="utf-8"))
@@ -367,29 +378,140 @@ def test_load_config_names_the_failing_file(tmp_path: Path) -> None:
     assert str(caught.value) == f"{tmp_path / 'settings.yaml'}: file not found"
 
 
+# -- absurd numbers (issue 26) ---------------------------------------------------------
+#
+# Every number a run adds to a tick, hands to SQLite or numpy, waits on or sums has a
+# bound: past it a run overflowed, spun, waited for ever or logged a traceback a tick.
+# Each case is one line from the loader and, through `hearth`, one line and exit 2 with
+# the world in the data folder untouched.
+
+BIG = 10**30
+"""Far past a 64-bit integer (SQLite's and numpy's)."""
+
+
+def _settings(dotted: str, value: Any) -> tuple[str, dict[str, Any]]:
+    document: dict[str, Any] = {}
+    *sections, key = dotted.split(".")
+    here = document
+    for section in sections:
+        here = here.setdefault(section, {})
+    here[key] = value
+    return "settings.yaml", document
+
+
+def _one_recipe(**changes: Any) -> tuple[str, dict[str, Any]]:
+    return "recipes.yaml", _recipes({**WORK, **changes})
+
+
+def _terrain_file(terrain: str, key: str, value: float) -> tuple[str, dict[str, Any]]:
+    data = copy.deepcopy(TERRAIN)
+    data["terrains"][terrain][key] = value
+    return "terrain.yaml", data
+
+
+ABSURD = [  # (file name and document, words the line names, what it says)
+    pytest.param(_settings("gardener.poll_seconds", 1e-9), "poll_seconds",
+                 "greater than or equal to 0.1", id="gardener polls every nanosecond"),
+    pytest.param(_settings("gardener.every_minutes", 1e-9), "every_minutes",
+                 "greater than or equal to 0.1", id="gardener cycles every nanosecond"),
+    pytest.param(_settings("gardener.every_minutes", math.inf), "every_minutes",
+                 "finite number", id="gardener every .inf minutes"),
+    pytest.param(_settings("gardener.every_minutes", 1e300), "every_minutes",
+                 "less than or equal to 525600", id="gardener every 1e300 minutes"),
+    pytest.param(_settings("time.ticks_per_day", BIG), "ticks_per_day",
+                 "less than or equal to 1440", id="clock that never moves"),
+    pytest.param(_settings("scheduling.max_concurrent_clusters", BIG),
+                 "max_concurrent_clusters", "less than or equal to 1000", id="concurrency"),
+    pytest.param(_settings("scheduling.max_actions_per_turn", BIG), "max_actions_per_turn",
+                 "less than or equal to 1000", id="actions per turn"),
+    pytest.param(_settings("scheduling.min_sleep_ticks", BIG), "min_sleep_ticks",
+                 "less than or equal to 1000000", id="sleep for ever"),
+    pytest.param(_settings("scheduling.commit_batch_turns", BIG), "commit_batch_turns",
+                 "less than or equal to 100000", id="commit batch"),
+    pytest.param(_settings("scheduling.commit_max_delay_ms", 10**12), "commit_max_delay_ms",
+                 "less than or equal to 60000", id="commit waits for ever"),
+    pytest.param(_settings("gathering.regrow_ticks", BIG), "regrow_ticks",
+                 "less than or equal to 1000000", id="regrowth overflows numpy"),
+    pytest.param(_settings("storage.snapshot_every_ticks", BIG), "snapshot_every_ticks",
+                 "less than or equal to 1000000", id="snapshot interval"),
+    pytest.param(_settings("storage.lock_patience_seconds", math.nan),
+                 "lock_patience_seconds", "finite number", id="lock patience .nan"),
+    pytest.param(_settings("gardener.every_ticks", BIG), "every_ticks",
+                 "less than or equal to 1000000", id="gardener tick interval"),
+    pytest.param(_settings("gardener.window_ticks", BIG), "window_ticks",
+                 "less than or equal to 1000000", id="gardener window"),
+    pytest.param(_settings("gardener.budget_per_run", math.inf), "budget_per_run",
+                 "finite number", id="gardener budget .inf"),
+    pytest.param(_settings("gardener.caps.weather_every_ticks", BIG), "weather_every_ticks",
+                 "less than or equal to 1000000", id="gardener weather cap"),
+    pytest.param(_settings("gardener.caps.area_every_ticks", BIG), "area_every_ticks",
+                 "less than or equal to 1000000", id="gardener area cap"),
+    pytest.param(_settings("claude.budgets.per_run", math.nan), "per_run",
+                 "finite number", id="budget .nan"),
+    pytest.param(_settings("weather.weights", {"clear": math.inf}), "weights",
+                 "finite number", id="weather weight .inf"),
+    pytest.param(_settings("weather.weights", {"clear": 1e308, "cloudy": 1e308}), "weights",
+                 "from 0 to 1000", id="weather weights summing to inf"),
+    pytest.param(_terrain_file("grass", "weight", 1e308), "weight",
+                 "less than or equal to 1000", id="terrain weight"),
+    pytest.param(_terrain_file("grass", "self_affinity", math.inf), "self_affinity",
+                 "finite number", id="terrain self_affinity .inf"),
+    pytest.param(_one_recipe(output_quantity=BIG), "output_quantity",
+                 "less than or equal to 1000", id="recipe output overflows"),
+]
+LOADERS = {"settings.yaml": load_settings, "terrain.yaml": load_terrain,
+           "recipes.yaml": load_recipes}
+
+
 @pytest.mark.hostile
-@pytest.mark.parametrize(("section", "key", "value", "says"), [
-    ("gardener", "poll_seconds", 1e-9, "greater than or equal to 0.1"),
-    ("gardener", "every_minutes", 1e-9, "greater than or equal to 0.1"),
-])
-def test_settings_that_would_spin_are_refused_in_a_line(
-    tmp_path: Path, section: str, key: str, value: float, says: str
+@pytest.mark.parametrize(("file", "names", "says"), ABSURD)
+def test_absurd_numbers_are_refused_in_a_line(
+    tmp_path: Path, file: tuple[str, dict[str, Any]], names: str, says: str
 ) -> None:
-    """Issue 26: a Gardener polling or cycling every nanosecond ran 200 cycles a second."""
-    path = tmp_path / "settings.yaml"
-    _write(path, {section: {key: value}})
+    name, document = file
+    path = tmp_path / name
+    _write(path, document)
     with pytest.raises(ConfigError) as caught:
-        load_settings(path)
-    assert says in str(caught.value) and key in str(caught.value)
-    assert "\n" not in str(caught.value)
+        LOADERS[name](path)
+    message = str(caught.value)
+    assert says in message and names in message, message
+    assert "\n" not in message
+
+
+@pytest.fixture(scope="module")
+def a_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small world (data/ and agents/) that no case may change."""
+    where = tmp_path_factory.mktemp("world")
+    made = hearth(where, "--init", "--seed", "3", "--size", "30x30", "--agents", "2")
+    assert made.returncode == 0, made.stderr
+    return where
 
 
 @pytest.mark.hostile
-def test_a_recipe_that_makes_an_absurd_number_is_refused_in_a_line(tmp_path: Path) -> None:
-    """Issue 26: `output_quantity: 10**30` passed and then overflowed on every run."""
-    path = tmp_path / "recipes.yaml"
-    _write(path, {"recipes": [{"name": "plank", "action": "work", "inputs": ["wood"],
-                               "technique": "split", "output_quantity": 10**30}]})
-    with pytest.raises(ConfigError) as caught:
-        load_recipes(path)
-    assert "output_quantity" in str(caught.value) and "1000" in str(caught.value)
+@pytest.mark.usefixtures("no_tracebacks")
+@pytest.mark.parametrize(("file", "names", "says"), ABSURD)
+def test_absurd_numbers_stop_hearth_in_a_line_before_it_touches_the_world(
+    tmp_path: Path, a_world: Path, capsys: pytest.CaptureFixture[str],
+    file: tuple[str, dict[str, Any]], names: str, says: str,
+) -> None:
+    """Through `hearth --run`: one line, exit 2 (as for every config error), no traceback,
+    nothing in the data folder or the homes changed, world.db whole, no wait."""
+    name, document = file
+    config_dir = tmp_path / "config"
+    config_dir.mkdir()
+    for shipped in CONFIG_DIR.glob("*.yaml"):
+        (config_dir / shipped.name).write_bytes(shipped.read_bytes())
+    _write(config_dir / name, document)
+    data, agents = a_world / "data", a_world / "agents"
+    before = {folder: snapshot(folder) for folder in (data, agents)}
+    capsys.readouterr()
+    code = within(DEADLINE, lambda: main.main([
+        "--config-dir", str(config_dir), "--data-dir", str(data), "--agents-dir", str(agents),
+        "--run", "1", "--mind", "offline", "--quiet"]))
+    printed = capsys.readouterr()
+    assert code == main.EXIT_USAGE
+    assert printed.out == ""
+    line = one_line(printed.err)
+    assert line.startswith("hearth: config error: ") and says in line and names in line
+    assert_unharmed(before[agents], agents, data / "world.db", printed.out + printed.err)
+    assert_unharmed(before[data], data)
