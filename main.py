@@ -54,7 +54,7 @@ from observe.progress import creation_progress
 from observe.worldmap import render_terminal_map, supports_color, write_png
 from services.budget import Budgets, SpendMeter, UnpricedModel, requests_in_record
 from services.mind import Mind
-from services.status import WorldStatus, world_status
+from services.status import AgentSummary, WorldStatus, world_status
 from services.world_setup import NewWorld, WorldSetupError, plan_world, status_text, write_world
 from services.world_view import world_picture
 from storage import Storage, StorageError, WorldBusyError, WorldLock
@@ -254,7 +254,7 @@ def format_status(status: WorldStatus) -> str:
         lines.append(f"    {m.name:<24} ({m.x}, {m.y})  {m.kind}")
     lines.append(f"  agents ({len(status.agents)}):")
     for a in status.agents:
-        lines.append(f"    {a.name:<12} ({a.x}, {a.y})  {a.state:<10} {a.model_id}")
+        lines.append(f"    {a.name:<12} {f'({a.x}, {a.y})':<12} {a.state:<10} {_mind_words(a)}")
     times = status.tick_times
     if times is not None:
         lines.append(f"  tick time over the last {times.ticks} tick(s) (to tick "
@@ -282,15 +282,49 @@ def format_status(status: WorldStatus) -> str:
         for g in status.gardener:
             when = f"tick {g.tick}" if g.tick is not None else "waiting"
             lines.append(f"    cycle {g.cycle} ({g.level or '?'}) {g.kind:<15} {g.status:<8} "
-                         f"{when:<10} {clean_text(g.said)[:100]}")
+                         f"{when:<10} {_cut(_request_words(g.said), 100)}")
     return "\n".join(lines)
+
+
+def _mind_words(agent: AgentSummary) -> str:
+    """Which mind took the agent's last turn: a model id names a model only when one
+    spoke for it (an offline run never asked one)."""
+    if agent.mind is None:
+        return f"no turn yet (configured: {agent.model_id})"
+    if agent.mind == "offline":
+        return "offline mind"
+    if agent.mind == "claude":
+        return f"Claude, {agent.model_id}"
+    return f"{agent.mind} model, {agent.model_id}"
+
+
+def _request_words(said: str) -> str:
+    """A Gardener request's parameters (stored as JSON) as `key value` pairs; a reason
+    (plain words) as it is."""
+    try:
+        params = json.loads(said)
+    except ValueError:
+        return clean_text(said)
+    if not isinstance(params, dict):
+        return clean_text(said)
+    return clean_text(", ".join(f"{k} {v if isinstance(v, str) else json.dumps(v)}"
+                                for k, v in params.items()))
+
+
+def _cut(text: str, width: int) -> str:
+    """`text` in at most `width` characters, cut at a word with an ellipsis."""
+    if len(text) <= width:
+        return text
+    head = text[: width - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > width // 2 else head).rstrip(" ,;") + "…"
 
 
 async def show_status(env: RuntimeEnv, config: HearthConfig, as_json: bool) -> int:
     if not Storage.world_exists(env.data_dir):
         message = (
-            f"No world in {env.data_dir} yet. Create one with `hearth --init` "
-            "(or just `hearth`)."
+            f"No world in {env.data_dir} yet. Create one with `{env.command('--init')}` "
+            f"(or just `{env.command()}`)."
         )
         if as_json:
             print(json.dumps({"error": "no_world", "message": message}))
@@ -298,7 +332,7 @@ async def show_status(env: RuntimeEnv, config: HearthConfig, as_json: bool) -> i
             print(message)
         return EXIT_RUNTIME
     async with Storage(env.data_dir, create=False, read_only=True) as storage:
-        if damage := await first_problem(storage):
+        if damage := await first_problem(storage, env):
             if as_json:
                 print(json.dumps({"error": "damaged", "message": damage}))
                 return EXIT_RUNTIME
@@ -308,20 +342,21 @@ async def show_status(env: RuntimeEnv, config: HearthConfig, as_json: bool) -> i
     return EXIT_OK if status.initialised else EXIT_RUNTIME
 
 
-async def first_problem(storage: Storage) -> str | None:
+async def first_problem(storage: Storage, env: RuntimeEnv | None = None) -> str | None:
     """The world's first damaged row in one line, or None when every row is sound."""
     problems = await check_world(storage.db)
     if not problems:
         return None
     more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""
-    return (f"{storage.db_path} is damaged: {problems[0]} "
-            f"(hearth --check lists them all{more})")
+    check = env.command("--check") if env is not None else "hearth --check"
+    return f"{storage.db_path} is damaged: {problems[0]} ({check} lists them all{more})"
 
 
 async def check_world_rows(env: RuntimeEnv) -> int:
     """`--check`: every problem of the world's rows, one a line; nothing is changed."""
     if not Storage.world_exists(env.data_dir):
-        raise CliError(f"no world in {env.data_dir} yet; create one with `hearth --init`")
+        raise CliError(f"no world in {env.data_dir} yet; create one with "
+                       f"`{env.command('--init')}`")
     async with Storage(env.data_dir, create=False, read_only=True) as storage:
         problems = await check_world(storage.db)
     for line in problems:
@@ -415,14 +450,16 @@ async def init_world(
         db_path = install(staging, env.data_dir)
         for agent in world.agents:
             homes.create(agent.name, status_text(agent, world.state, config))
-    print(describe_new_world(world, db_path, homes))
+    print(describe_new_world(world, db_path, homes, env))
     return EXIT_OK
 
 
-def describe_new_world(world: NewWorld, db_path: Path, homes: AgentHomes) -> str:
+def describe_new_world(world: NewWorld, db_path: Path, homes: AgentHomes,
+                       env: RuntimeEnv | None = None) -> str:
     state = world.state
     shares = world.terrain.shares()
     total = sum(world.seconds.values())
+    again = env.command if env is not None else (lambda *words: " ".join(("hearth", *words)))
     lines = [
         f"Created a {state.width}x{state.height} world (seed {state.seed}) "
         f"in {total:.2f} s.",
@@ -436,8 +473,8 @@ def describe_new_world(world: NewWorld, db_path: Path, homes: AgentHomes) -> str
     lines += [
         f"  database  {db_path}",
         f"  homes     {homes.root}/<name>/ (journal.md, notes.md, discoveries.md, .status)",
-        "Next: `hearth --status` for a summary, `hearth --map` to see it, "
-        "`hearth --map world.png` for an image.",
+        f"Next: `{again('--status')}` for a summary, `{again('--map')}` to see it, "
+        f"`{again('--map', 'world.png')}` for an image.",
     ]
     return "\n".join(lines)
 
@@ -449,13 +486,15 @@ async def draw_map(env: RuntimeEnv, target: str) -> int:
         raise CliError(f"--map writes PNG images: give a path ending in .png ({suffix} given)",
                        EXIT_USAGE)
     if not Storage.world_exists(env.data_dir):
-        raise CliError(f"no world in {env.data_dir} yet; create one with `hearth --init`")
+        raise CliError(f"no world in {env.data_dir} yet; create one with "
+                       f"`{env.command('--init')}`")
     async with Storage(env.data_dir, create=False, read_only=True) as storage:
-        if damage := await first_problem(storage):
+        if damage := await first_problem(storage, env):
             raise CliError(damage)
         picture = await world_picture(storage)
     if picture is None:
-        raise CliError(f"{env.data_dir}: the database holds no world yet (run hearth --init)")
+        raise CliError(f"{env.data_dir}: the database holds no world yet (run "
+                       f"`{env.command('--init')}`)")
     if path is not None:
         write_png(path, picture.codes, agents=picture.agents, landmarks=picture.landmarks)
         height, width = picture.codes.shape
@@ -514,12 +553,13 @@ async def open_world(
     if interactive():
         return Watch(env, config, mind)
     if not exists and not create:
-        raise CliError(f"no world in {env.data_dir} yet: create one with hearth --init")
+        raise CliError(f"no world in {env.data_dir} yet: create one with "
+                       f"`{env.command('--init')}`")
     code = await show_status(env, config, as_json=False)
     if code == EXIT_OK:
         print()
         code = await draw_map(env, "")
-        print("\n(Run `hearth` in a terminal to watch the world live.)")
+        print(f"\n(Run `{env.command()}` in a terminal to watch the world live.)")
     return code
 
 
@@ -726,11 +766,12 @@ async def wire_engine(
     stops the engine after the turn in flight and is reported to `on_budget`.
     A world with a damaged row is refused first, in one line, before anything is read
     into the engine or written (storage/world_check.py)."""
-    if damage := await first_problem(storage):
+    if damage := await first_problem(storage, env):
         raise CliError(damage)
     state = await storage.world.get_world_state()
     if state is None:
-        raise CliError(f"{storage.db_path} holds no world yet (run hearth --init)")
+        raise CliError(f"{storage.db_path} holds no world yet (run "
+                       f"`{env.command('--init')}`)")
     stored = await storage.agents.get_all_agents()
     residents = _as_agents_yaml_says(stored, config)
     kinds = _choose_minds([a.name for a in residents], config, mind, env)

@@ -8,6 +8,7 @@ the moment to decide whether writing there is wanted.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,13 @@ class RuntimeEnv:
     data_dir: Path
     agents_dir: Path
     api_key: str | None
+    flags: tuple[str, ...] = ()
+    """The folder flags this run was given (`--data-dir X`, `--agents-dir Y`): every
+    command Hearth suggests carries them, so a hint copied as printed reaches this world."""
+
+    def command(self, *words: str) -> str:
+        """`hearth WORDS` as a person would type it to reach this same world."""
+        return shlex.join(("hearth", *self.flags, *words))
 
     @classmethod
     def resolve(
@@ -52,8 +60,12 @@ class RuntimeEnv:
     ) -> RuntimeEnv:
         """Explicit arguments (CLI flags) win over HEARTH_DATA_DIR / HEARTH_AGENTS_DIR,
         which win over base_dir/data and base_dir/agents."""
-        return cls(
-            data_dir=_pick(data_dir, environ, DATA_DIR_VAR, Path(base_dir) / "data"),
-            agents_dir=_pick(agents_dir, environ, AGENTS_DIR_VAR, Path(base_dir) / "agents"),
-            api_key=_non_blank(environ, API_KEY_VAR),
-        )
+        data = _pick(data_dir, environ, DATA_DIR_VAR, Path(base_dir) / "data")
+        agents = _pick(agents_dir, environ, AGENTS_DIR_VAR, Path(base_dir) / "agents")
+        flags: tuple[str, ...] = ()
+        if data_dir is not None:
+            flags += ("--data-dir", str(data))
+        if agents_dir is not None:
+            flags += ("--agents-dir", str(agents))
+        return cls(data_dir=data, agents_dir=agents, api_key=_non_blank(environ, API_KEY_VAR),
+                   flags=flags)

@@ -27,6 +27,9 @@ class AgentSummary:
     sleeping: bool
     journeying: bool
     state: str
+    mind: str | None = None
+    """The kind of mind that last took this agent's turn (offline, claude, local), or
+    None before its first turn: the model id alone says nothing of an offline run."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,9 @@ async def world_status(
     unfinished = None
     unfinished_turns = 0
     spend: list[AgentSpend] = []
+    minds: dict[str, str] = {}
     if engine_records:
+        minds = {name: row.kind for name, row in (await storage.engine.get_minds()).items()}
         spend = _spend(await storage.engine.records_of_mind("claude"), prices or {})
         counts_extra = {"turns": await storage.engine.count_turns(),
                         "events": await storage.engine.count_events()}
@@ -195,6 +200,7 @@ async def world_status(
                 state="asleep" if a.is_sleeping else (
                     "journeying" if a.journey is not None else "awake"
                 ),
+                mind=minds.get(a.name),
             )
             for a in agents
         ],

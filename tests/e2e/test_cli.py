@@ -34,7 +34,7 @@ def hearth(capsys: pytest.CaptureFixture[str], dirs: tuple[Path, Path], *args: s
 def test_status_without_a_world_says_how_to_make_one(capsys, dirs) -> None:
     code, out, err = hearth(capsys, dirs, "--status")
     assert code == 1
-    assert "hearth --init" in out
+    assert f"hearth --data-dir {dirs[0]} --agents-dir {dirs[1]} --init" in out, out
     assert not dirs[0].exists(), "status must not create anything"
 
 
@@ -208,7 +208,8 @@ def test_console_script_runs(tmp_path: Path) -> None:
 def test_watch_without_a_world_off_a_terminal_says_how_to_make_one(capsys, dirs) -> None:
     code, out, err = hearth(capsys, dirs, "--watch")
     assert code == 1
-    assert "hearth --init" in err and "Traceback" not in err
+    assert f"hearth --data-dir {dirs[0]} --agents-dir {dirs[1]} --init" in err, err
+    assert "Traceback" not in err
     assert not (dirs[0] / "world.db").exists(), "--watch never creates a world"
 
 

@@ -117,7 +117,8 @@ def test_init_reports_where_things_went_and_what_to_run_next(capsys, dirs) -> No
     assert f"Created a {SIZE} world (seed {SEED})" in out
     assert str(dirs[0] / "world.db") in out, "stdout names the database file"
     assert str(dirs[1]) in out and "journal.md" in out, "stdout names the homes"
-    assert "hearth --status" in out and "hearth --map" in out, "stdout says what to run next"
+    again = f"hearth --data-dir {dirs[0]} --agents-dir {dirs[1]}"
+    assert f"{again} --status" in out and f"{again} --map" in out, "what to run next"
     for name in CONFIGURED:
         assert name in out
 
