@@ -22,15 +22,10 @@ Decisions worth knowing:
   exists and can journey to it by name.
 - **Seeing is meeting.** Every agent in view is recorded as met, both ways, so
   `sense_others` can find them later. This is the builder's one side effect.
-- **Grid layout.** Double resolution: cells at even offsets, the edges between
-  them at odd offsets. Every cell slot is two terminal columns wide: emoji are two
-  wide already (an emoji with the U+FE0F presentation selector counts as two, as
-  modern terminals draw it) and one-column symbols get a trailing space, so rows
-  line up in a terminal and every row has the same display width. Edge slots are
-  one column between cells and two under them; a wall is a box-drawing line that
-  joins its neighbours at corners (a lone wall runs on to the corners it reaches),
-  a door is a gap in it. Edges on the window's outer border have no slot and are
-  not drawn. The view is clipped at the map's edges, never padded.
+- **The words** (map, key, the four steps around, exact offsets; the layout is in
+  `adapters.perception_text`, whose docstring states what the text promises, and the
+  legend every Claude mind is given once is in `adapters/claude_mind/prompt.py`)
+  are made from the structure the build found, plus the world's wall arrays.
 - **Speed.** The structured path is the hot one (every agent, every turn: ~15-20 µs
   at radius 3 in `python -m bench perception`, roughly twice that inside a real
   tick, where the rest of each turn has pushed the builder's data out of the
@@ -47,37 +42,45 @@ Decisions worth knowing:
   from window queries on the world (`objects_in`, `places_in`), a few dictionary
   look-ups when nothing is near; landmarks are indexed in coarse buckets, the clock
   is worked out once per tick, and the values are made by `fast_constructor`. The
-  text path reuses the structure and draws a window without walls in one join.
+  text path reuses the structure and draws a window without walls in one join
+  (~30-40 µs at radius 3 with the key and the four steps around).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-
-from numpy import count_nonzero
 
 from adapters.perception_cells import CellStore, fast_constructor
-from core.agent import Agent, Inventory, Journey
+from adapters.perception_text import (
+    Feature,
+    Window,
+    describe_conversation,
+    describe_invitation,
+    display_width,
+    journey_text,
+    narrate,
+    pile_label,
+    view_text,
+    wall_junction,
+)
+from core.agent import Agent, Inventory
 from core.clock import TimeOfDay
 from core.conversation import Invitation
 from core.landmarks import Landmark
 from core.objects import PlacedItem, WorldObject
-from core.perception import Perception, SeenAgent, SeenCell, SeenLandmark, SeenObject
-from core.structures import Structure
-from core.terrain import (
-    AGENT_EMOJI,
-    OBJECT_EMOJI,
-    SELF_EMOJI,
-    TERRAIN_EMOJI,
-    TERRAIN_ORDER,
-    Terrain,
+from core.perception import (
+    Perception,
+    SeenAgent,
+    SeenCell,
+    SeenLandmark,
+    SeenObject,
+    SeenPlace,
 )
-from core.types import AgentName, Direction, Position
+from core.places import NamedPlace
+from core.types import AgentName, Position
 from services.agent_service import AgentService, direction_towards
-from services.conversation_service import ConversationContext, ConversationService
+from services.conversation_service import ConversationService
 from services.gathering import Gathering
 from services.world_service import WorldService
 
@@ -89,79 +92,9 @@ _CELL_CACHE_LIMIT = 1 << 18
 ~35 MB in all; a 512x512 world fits); a bigger world keeps each agent's last window
 instead (see adapters.perception_cells)."""
 
-_COMPASS = (Direction.NORTH, Direction.EAST, Direction.SOUTH, Direction.WEST, Direction.DOWN)
-"""Tie order when a terrain lies equally in two directions."""
-
-_MAX_LISTED = 4
-"""Things named in one narrative sentence before the rest become "and N more"."""
-
-
-# ---------------------------------------------------------------------- features
-
-
-@dataclass(frozen=True, slots=True)
-class Feature:
-    """One thing worth saying about the view: the narrative is made from these alone.
-
-    Kept apart from the wording so a language-model narrator can be given the same
-    list instead of the raw grid.
-    """
-
-    kind: str
-    """ground, gatherable, shelter, place, terrain, object, agent, landmark or horizon."""
-    what: str
-    direction: Direction = Direction.DOWN
-    distance: int = 0
-    detail: str = ""
-
-
-# ---------------------------------------------------------------------- grid symbols
-
-
-def display_width(symbol: str) -> int:
-    """Terminal columns a symbol takes: 2 for wide or emoji-presented characters, else 1."""
-    if "\ufe0f" in symbol:
-        return 2
-    return 2 if any(unicodedata.east_asian_width(c) in "WF" for c in symbol) else 1
-
-
-def _slot(symbol: str) -> str:
-    """A symbol padded to a two-column cell slot."""
-    return symbol + " " * (2 - display_width(symbol))
-
-
-_TERRAIN_SLOTS: tuple[str, ...] = tuple(_slot(TERRAIN_EMOJI[t]) for t in TERRAIN_ORDER)
-_SELF_SLOT = _slot(SELF_EMOJI)
-_AGENT_SLOT = _slot(AGENT_EMOJI)
-_OBJECT_SLOTS = {kind: _slot(symbol) for kind, symbol in OBJECT_EMOJI.items()}
-_OBJECT_RANK = {"sign": 0, "placed_item": 1}
-"""Which object shows when a cell holds several: a sign before a placed item."""
-
-_WALL_SLOT = "─" * 2
-
-
-def wall_junction(up: bool, down: bool, left: bool, right: bool) -> str:
-    """The box-drawing character where up to four wall segments meet."""
-    vertical, horizontal = up or down, left or right
-    if not horizontal:
-        return "│" if vertical else " "
-    if not vertical:
-        return "─"
-    if up and down:
-        return "┼" if left and right else ("├" if right else "┤")
-    if left and right:
-        return "┴" if up else "┬"
-    if down:
-        return "┌" if right else "┐"
-    return "└" if right else "┘"
-
-
-_JUNCTIONS: dict[tuple[bool, bool, bool, bool], str] = {
-    (u, d, lt, rt): wall_junction(u, d, lt, rt)
-    for u in (False, True) for d in (False, True) for lt in (False, True) for rt in (False, True)
-}
-"""(up, down, left, right) -> character; a lone segment runs on to the corner it reaches."""
-
+__all__ = ["DEFAULT_HORIZON", "Feature", "PerceptionBuilder", "display_width",
+           "fast_constructor", "narrate", "wall_junction"]
+"""Feature, narrate, display_width and wall_junction live in adapters.perception_text."""
 
 # ---------------------------------------------------------------------- making a Perception
 
@@ -171,7 +104,7 @@ _PERCEPTION_FIELDS = (
     "grid_view", "narrative", "inventory_text", "journey_text", "visible_agents_text",
     "conversation_text", "invitation_text", "cells", "agents", "landmarks", "objects",
     "inventory", "standing_on", "inside_structure", "on_journey", "in_conversation_with",
-    "pending_invitation_from", "notices",
+    "pending_invitation_from", "notices", "places", "surroundings_text",
 )
 """The order `build` passes a Perception's values in: checked against the class below."""
 
@@ -183,6 +116,7 @@ _new_perception = fast_constructor(Perception)
 _new_seen_agent = fast_constructor(SeenAgent)
 _new_seen_landmark = fast_constructor(SeenLandmark)
 _new_seen_object = fast_constructor(SeenObject)
+_new_seen_place = fast_constructor(SeenPlace)
 
 
 # ---------------------------------------------------------------------- the builder
@@ -321,7 +255,7 @@ class PerceptionBuilder:
         if seen.inventory is not me.inventory:
             self._inventory(me, seen)
         conversations = self.conversations
-        if conversations.is_talking(me_name):
+        if conversations.is_talking(me_name) or conversations.has_farewell(me_name):
             talk_text, talking_with = self._talk(me_name, seen)
         else:
             talk_text, talking_with = None, ()
@@ -331,14 +265,23 @@ class PerceptionBuilder:
         standing_on = cells[(py - y0) * (x1 - x0) + px - x0].terrain
         structure = world.structure_at(pos)
 
-        grid_view = narrative = visible_agents_text = ""
+        named = world.places_in(x0, y0, x1, y1)
+        places = _seen_places(pos, named) if named else ()
+
+        grid_view = narrative = visible_agents_text = surroundings = ""
         if text:
-            grid_view = self._grid(pos, x0, y0, x1, y1, seen_agents, objects)
-            narrative = narrate(self._features(
-                me, r, standing_on, structure, cells, seen_agents, objects, landmarks,
-                x0, y0, x1, y1,
+            grid_view, visible_agents_text, surroundings = view_text(world, Window(
+                pos, r, self._clock_text[1] == "night", x0, y0, x1, y1, cells,
+                seen_agents, objects, landmarks, places,
             ))
-            visible_agents_text = describe_agents(seen_agents)
+            features = []
+            here = cells[(py - y0) * (x1 - x0) + px - x0]
+            if here.gatherable:
+                features.append(Feature("gatherable", here.gatherable))
+            if structure is not None:
+                features.append(Feature("shelter", structure.name or ""))
+            features.extend(Feature("place", p.name) for p in places if p.distance == 0)
+            narrative = narrate(features)
 
         journey = me.journey
         time_text, period = self._clock_text
@@ -368,6 +311,8 @@ class PerceptionBuilder:
             talking_with,  # in_conversation_with
             None if invitation is None else invitation.inviter,  # pending_invitation_from
             (),  # notices: the engine adds the Gardener's (engine/stewardship.py)
+            places,
+            surroundings,  # surroundings_text
         )
 
     # ------------------------------------------------------------------ clock
@@ -490,113 +435,29 @@ class PerceptionBuilder:
         context = self.conversations.get_conversation_context(name)
         talk = seen.talk
         if (not talk or talk[0] is not context.conversation or talk[1] != context.participants
-                or talk[2] != context.unseen_turns):
+                or talk[2] != context.unseen_turns
+                or talk[4] != (context.left, context.earlier)):
             seen.talk = (context.conversation, context.participants, context.unseen_turns,
-                         context.others)
+                         context.others, (context.left, context.earlier))
             seen.talk_text = describe_conversation(context)
         return seen.talk_text, seen.talk[3]  # type: ignore[return-value]
 
     def _describe_invitation(self, invitation: Invitation, tick: int) -> str:
-        """The invitation and what it would lead to, in words."""
-        left = invitation.expires_at_tick - tick
-        lapse = "it lapses after this tick" if left <= 1 else f"it lapses in {left} ticks"
-        others = [
-            n for n in self.conversations.participants(invitation.conversation_id)
-            if n != invitation.inviter
-        ] if invitation.conversation_id else []
-        what = f"a {invitation.privacy} conversation"
-        if others:
-            what = f"join their {invitation.privacy} conversation with {_and(others)}"
-        return (f"{invitation.inviter} invites you to {what}; accept or decline ({lapse}).")
-
-    # ------------------------------------------------------------------ grid
-
-    def _grid(
-        self, me: Position, x0: int, y0: int, x1: int, y1: int,
-        seen_agents: Iterable[SeenAgent], objects: Iterable[SeenObject],
-    ) -> str:
-        """The window at double resolution (see the module docstring)."""
-        world = self.world
-        terrain_slot = _TERRAIN_SLOTS.__getitem__
-        slots = [list(map(terrain_slot, row)) for row in world.codes[y0:y1, x0:x1].tolist()]
-        ranked = sorted(objects, key=lambda o: _OBJECT_RANK.get(o.kind, 9), reverse=True)
-        for obj in ranked:  # the highest-ranked object is written last and shows
-            slots[obj.position.y - y0][obj.position.x - x0] = _OBJECT_SLOTS.get(
-                obj.kind, _OBJECT_SLOTS["placed_item"]
-            )
-        for other in seen_agents:
-            slots[other.position.y - y0][other.position.x - x0] = _AGENT_SLOT
-        slots[me.y - y0][me.x - x0] = _SELF_SLOT
-
-        # The edge arrays, a window at a time (DESIGN "Walls are one fact"): the same
-        # facts as has_wall/has_door, at one array read per window instead of per edge.
-        # Only edges between two cells of the window are drawn: east of every column
-        # but the last, south of every row but the last.
-        if not (count_nonzero(world.wall_east[y0:y1, x0:x1 - 1])
-                or count_nonzero(world.wall_south[y0:y1 - 1, x0:x1])):  # the common case
-            gap = " " * (3 * (x1 - x0) - 1)
-            return ("\n" + gap + "\n").join([" ".join(row) for row in slots])
-        window = (slice(y0, y1), slice(x0, x1))
-        east = (world.wall_east[window] & ~world.door_east[window]).tolist()
-        south = (world.wall_south[window] & ~world.door_south[window]).tolist()
-        columns = x1 - x0
-        lines = []
-        for j, row in enumerate(slots):
-            line = [row[0]]
-            for i in range(1, columns):
-                line.append("│" if east[j][i - 1] else " ")
-                line.append(row[i])
-            lines.append("".join(line))
-            if j == len(slots) - 1:
-                break
-            edge = [_WALL_SLOT if south[j][0] else "  "]
-            for i in range(1, columns):
-                edge.append(_JUNCTIONS[
-                    (east[j][i - 1], east[j + 1][i - 1], south[j][i - 1], south[j][i])
-                ])
-                edge.append(_WALL_SLOT if south[j][i] else "  ")
-            lines.append("".join(edge))
-        return "\n".join(lines)
-
-    # ------------------------------------------------------------------ narrative
-
-    def _features(
-        self, me: Agent, radius: int, standing_on: Terrain, structure: Structure | None,
-        cells: Sequence[SeenCell], seen_agents: Sequence[SeenAgent],
-        objects: Sequence[SeenObject], landmarks: Sequence[SeenLandmark],
-        x0: int, y0: int, x1: int, y1: int,
-    ) -> list[Feature]:
-        """What is worth saying about the view, nearest first within each kind."""
-        pos = me.position
-        features = [Feature("ground", standing_on.value)]
-        here = cells[(pos.y - y0) * (x1 - x0) + (pos.x - x0)]
-        if here.gatherable:
-            features.append(Feature("gatherable", here.gatherable))
-        if structure is not None:
-            features.append(Feature("shelter", structure.name or ""))
-        for place in sorted(self.world.places_in(x0, y0, x1, y1),
-                            key=lambda p: (p.position, p.key)):
-            there = place.position
-            features.append(Feature(
-                "place", place.name, direction_towards(pos, there), pos.manhattan(there)
-            ))
-        features.extend(_terrain_features(pos, standing_on, cells, x0, y0, x1, y1))
-        features.extend(
-            Feature("object", _object_phrase(obj), obj.direction, obj.distance) for obj in objects
-        )
-        features.extend(
-            Feature("agent", a.name, a.direction, a.distance, _agent_state(a))
-            for a in seen_agents
-        )
-        for mark in landmarks:
-            far = max(abs(mark.position.x - pos.x), abs(mark.position.y - pos.y)) > radius
-            features.append(Feature(
-                "horizon" if far else "landmark", mark.name, mark.direction, mark.distance
-            ))
-        return features
+        """The invitation and what accepting it would do, or why accepting would fail."""
+        return describe_invitation(invitation, tick, self.conversations, self.agents)
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _seen_places(me: Position, found: Sequence[NamedPlace]) -> tuple[SeenPlace, ...]:
+    """Named places in view, nearest first then by name."""
+    seen = [_new_seen_place(p.name, p.position, direction_towards(me, p.position),
+                            abs(p.position.x - me.x) + abs(p.position.y - me.y))
+            for p in found]
+    if len(seen) > 1:
+        seen.sort(key=lambda p: (p.distance, p.name, p.position.y, p.position.x))
+    return tuple(seen)
 
 
 def _seen_objects(me: Position, found: Sequence[WorldObject]) -> tuple[SeenObject, ...]:
@@ -605,9 +466,7 @@ def _seen_objects(me: Position, found: Sequence[WorldObject]) -> tuple[SeenObjec
     seen = []
     for obj in found:
         there = obj.position
-        label = ""
-        if isinstance(obj, PlacedItem):
-            label = f"{obj.quantity} {obj.resource}" if obj.resource else obj.label
+        label = pile_label(obj) if isinstance(obj, PlacedItem) else ""
         seen.append(_new_seen_object(
             obj.object_type, there, direction_towards(me, there),
             abs(there.x - me.x) + abs(there.y - me.y), label,
@@ -615,182 +474,3 @@ def _seen_objects(me: Position, found: Sequence[WorldObject]) -> tuple[SeenObjec
     if len(seen) > 1:
         seen.sort(key=lambda o: (o.distance, o.position.y, o.position.x))
     return tuple(seen)
-
-
-def _terrain_features(
-    me: Position, standing_on: Terrain, cells: Sequence[SeenCell],
-    x0: int, y0: int, x1: int, y1: int,
-) -> list[Feature]:
-    """For each other terrain in view: the direction most of it lies in, and how near it
-    comes in that direction. `cells` is the window x0 <= x < x1, y0 <= y < y1, row by row."""
-    # Keyed by id(): an Enum's hash is a Python-level call, and this runs per cell.
-    spread: dict[int, tuple[Terrain, list[int], list[int]]] = {}
-    """id(terrain) -> (terrain, cells in each _COMPASS direction, the nearest of them)"""
-    layout = _layout(me.x - x0, me.y - y0, x1 - x0, y1 - y0)
-    for cell, (way, distance) in zip(cells, layout, strict=True):
-        terrain = cell.terrain
-        if terrain is standing_on:
-            continue
-        tally = spread.get(id(terrain))
-        if tally is None:
-            tally = spread[id(terrain)] = (terrain, [0] * len(_COMPASS), [_FAR] * len(_COMPASS))
-        tally[1][way] += 1
-        if distance < tally[2][way]:
-            tally[2][way] = distance
-    features = []
-    for terrain, counts, nearest in spread.values():
-        # Most cells, then the nearer, then the first in _COMPASS order.
-        way = max(
-            (w for w, n in enumerate(counts) if n),
-            key=lambda w: (counts[w], -nearest[w], -w),
-        )
-        features.append(Feature("terrain", terrain.value, _COMPASS[way], nearest[way]))
-    features.sort(key=lambda f: (f.distance, f.what))
-    return features
-
-
-_FAR = 1 << 62
-
-
-_LAYOUTS: dict[tuple[int, int, int, int], tuple[tuple[int, int], ...]] = {}
-"""(viewer's column, row, columns, rows) -> each cell's (direction, distance) from the
-viewer, row by row: one per shape of window (a handful, more at the map's edges)."""
-
-
-def _layout(mx: int, my: int, columns: int, rows: int) -> tuple[tuple[int, int], ...]:
-    """`direction_towards` (as its index in _COMPASS) and the Manhattan distance from
-    cell (mx, my) of a window to each of its cells, row by row."""
-    key = (mx, my, columns, rows)
-    layout = _LAYOUTS.get(key)
-    if layout is None:
-        if len(_LAYOUTS) > 4096:  # many radii in one process (tests): stay bounded
-            _LAYOUTS.clear()
-        viewer = Position(mx, my)
-        layout = _LAYOUTS[key] = tuple(
-            (_COMPASS.index(direction_towards(viewer, Position(i, j))),
-             abs(i - mx) + abs(j - my))
-            for j in range(rows) for i in range(columns)
-        )
-    return layout
-
-
-def _object_phrase(obj: SeenObject) -> str:
-    if obj.kind == "sign":
-        return "a sign"
-    if obj.label and obj.label[0].isdigit():
-        return f"a pile of {obj.label}"
-    return f"a {obj.label or obj.kind}"
-
-
-def _agent_state(agent: SeenAgent) -> str:
-    if agent.is_sleeping:
-        return "asleep"
-    return "talking" if agent.in_conversation else ""
-
-
-def _where(direction: Direction, distance: int) -> str:
-    if distance == 0 or direction is Direction.DOWN:
-        return "right here"
-    if distance == 1:
-        return f"just to the {direction.value}"
-    return f"{distance} cells to the {direction.value}"
-
-
-def _and(words: Sequence[str]) -> str:
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def _listed(phrases: Sequence[str]) -> str:
-    shown = list(phrases[:_MAX_LISTED])
-    if len(phrases) > _MAX_LISTED:
-        shown.append(f"{len(phrases) - _MAX_LISTED} more")
-    return _and(shown)
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def narrate(features: Sequence[Feature]) -> str:
-    """The template narrative: two to four plain sentences from the features alone."""
-    by_kind: dict[str, list[Feature]] = {}
-    for f in features:
-        by_kind.setdefault(f.kind, []).append(f)
-    ground = by_kind.get("ground", [Feature("ground", "the ground")])[0].what
-    sentence = f"You stand on {ground}"
-    here_places = [f.what for f in by_kind.get("place", []) if f.distance == 0]
-    if here_places:
-        sentence += f", at {_and(here_places)}"
-    for shelter in by_kind.get("shelter", []):
-        sentence += ", inside a shelter" + (f" called {shelter.what}" if shelter.what else "")
-    for res in by_kind.get("gatherable", []):
-        sentence += f"; {res.what} can be gathered here"
-    sentences = [sentence + "."]
-
-    around = [f"{f.what} {_where(f.direction, f.distance)}" for f in by_kind.get("terrain", [])]
-    sentences.append(
-        f"Around you: {_listed(around)}." if around else f"{_capital(ground)} stretches all around."
-    )
-
-    nearby = [f"{f.what} {_where(f.direction, f.distance)}" for f in by_kind.get("object", [])]
-    nearby += [
-        f"{f.what}{' (' + f.detail + ')' if f.detail else ''} {_where(f.direction, f.distance)}"
-        for f in by_kind.get("agent", [])
-    ]
-    nearby += [
-        f"the place called {f.what} {_where(f.direction, f.distance)}"
-        for f in by_kind.get("place", []) if f.distance
-    ]
-    if nearby:
-        sentences.append(f"Nearby you see {_listed(nearby)}.")
-
-    near = [f"{f.what} {_where(f.direction, f.distance)}" for f in by_kind.get("landmark", [])]
-    far = [f"{f.what}, {_where(f.direction, f.distance)}" for f in by_kind.get("horizon", [])]
-    if near and far:
-        sentences.append(f"You can see {_listed(near)}; farther off, {_listed(far)}.")
-    elif near:
-        sentences.append(f"You can see {_listed(near)}.")
-    elif far:
-        sentences.append(f"Farther off you can make out {_listed(far)}.")
-    return " ".join(sentences)
-
-
-def describe_agents(seen: Sequence[SeenAgent]) -> str:
-    """One sentence per agent in view, nearest first."""
-    if not seen:
-        return "Nobody is in sight."
-    lines = []
-    for a in seen:
-        if a.distance == 0:
-            where = "here with you"
-        else:
-            cells = "cell" if a.distance == 1 else "cells"
-            where = f"to the {a.direction.value}, {a.distance} {cells} away"
-        state = _agent_state(a)
-        lines.append(f"{a.name} is {where}" + (f" ({state})" if state else "") + ".")
-    return " ".join(lines)
-
-
-def journey_text(journey: Journey | None) -> str | None:
-    if journey is None:
-        return None
-    steps = journey.remaining
-    return (f"Travelling to ({journey.destination.x}, {journey.destination.y}), "
-            f"{steps} step{'' if steps == 1 else 's'} to go.")
-
-
-def describe_conversation(context: ConversationContext) -> str:
-    """Who the agent is talking with, and each turn it has not seen yet."""
-    conv = context.conversation
-    privacy = f"a {conv.privacy} conversation" if conv is not None else "a conversation"
-    text = f"You are in {privacy} with {_and(list(context.others))}."
-    if not context.unseen_turns:
-        return text + " Nothing new has been said since your last turn."
-    lines = [text, "Since your last turn:"]
-    for turn in context.unseen_turns:
-        speaker = "You" if turn.speaker == context.agent else turn.speaker
-        message = turn.message.replace("\n", "\n    ")
-        lines.append(f"  {speaker}: {message}")
-    return "\n".join(lines)

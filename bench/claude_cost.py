@@ -80,6 +80,10 @@ class Day:
     """The day's spend split by who asked, per agent."""
     turns: int
     """Turns taken (a turn's first request carries a fresh perception), all agents."""
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    """Tokens the minds' requests sent (uncached, written and read) and received, all
+    agents: divided by `turns`, what a turn costs in tokens."""
 
 
 @dataclass(frozen=True)
@@ -172,8 +176,12 @@ async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS
                                if not s.body.get("tools"))
                     turns = sum(1 for s in served if s.body.get("tools")
                                 and s.body["messages"][-1]["content"][-1]["type"] == "text")
+                    asked = [_usage(s.usage) for s in served if s.body.get("tools")]
                     spans.append(Day(sum(spent) / len(spent), mind / len(spent),
-                                     told / len(spent), turns))
+                                     told / len(spent), turns,
+                                     sum(u.input + u.cache_write + u.cache_write_1h
+                                         + u.cache_read for u in asked),
+                                     sum(u.output for u in asked)))
             except Exception as exc:
                 _no_refusals(api, model, exc)
                 raise
@@ -212,6 +220,12 @@ def figures(results: Sequence[Measured], ticks: int) -> list[Figure]:
                 f"${day.per_agent:.3f} (mind ${day.mind:.3f} + narrator ${day.narrator:.3f}; "
                 f"{day.per_agent / high:.2f}-{day.per_agent / low:.2f}x 4.5)",
                 f"{name} measured ${low:.2f}-${high:.2f}"))
+        for i, day in enumerate(r.days, 1):
+            if day.turns:
+                out.append(Figure(
+                    f"tokens per turn, {r.model} mind, day {i}",
+                    f"{day.prompt_tokens / day.turns:,.0f} prompt (cached or not) + "
+                    f"{day.output_tokens / day.turns:,.0f} output"))
         share = r.cut / r.replies if r.replies else 0.0
         out += [
             Figure(f"replies stopped by max_tokens, {r.model}",

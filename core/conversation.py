@@ -57,6 +57,23 @@ class Invitation:
 
 
 @dataclass(frozen=True, slots=True)
+class Membership:
+    """One agent's place in a conversation's record: when it (last) joined, and when it
+    left (None while it is in it, and for those still there when it ended)."""
+
+    name: AgentName
+    joined_tick: int
+    left_tick: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.left_tick is not None and self.left_tick < self.joined_tick:
+            raise ValueError(
+                f"{self.name} left at tick {self.left_tick}, before joining at "
+                f"{self.joined_tick}; leaving comes at or after joining"
+            )
+
+
+@dataclass(frozen=True, slots=True)
 class Conversation:
     id: ConversationId
     participants: frozenset[AgentName]
@@ -64,22 +81,51 @@ class Conversation:
     started_tick: int
     created_by: AgentName
     ended_tick: int | None = None
+    members: tuple[Membership, ...] = ()
+    """Everyone who was ever in it, by name, one each (a rejoin keeps the latest joining):
+    the participants with no `left_tick`, those who left with theirs. Left empty, it is
+    the participants, each joined at `started_tick`."""
 
     def __post_init__(self) -> None:
         if not self.id:
             raise ValueError("a conversation needs an id")
-        object.__setattr__(self, "participants", frozenset(self.participants))
+        participants = frozenset(self.participants)
+        object.__setattr__(self, "participants", participants)
         object.__setattr__(self, "privacy", Privacy(self.privacy))
+        if not self.members:
+            object.__setattr__(self, "members", tuple(
+                Membership(n, self.started_tick) for n in sorted(participants)))
+            return
+        members = tuple(sorted(self.members, key=lambda m: m.name))
+        object.__setattr__(self, "members", members)
+        present = frozenset(m.name for m in members if m.left_tick is None)
+        if present != participants or len({m.name for m in members}) != len(members):
+            raise ValueError(
+                "a conversation's members must list each agent once, and those without a "
+                f"left_tick must be its participants ({sorted(participants)}), "
+                f"not {sorted(present)}"
+            )
 
     @property
     def is_active(self) -> bool:
         return self.ended_tick is None
 
-    def with_participant(self, name: AgentName) -> Conversation:
-        return replace(self, participants=self.participants | {name})
+    def with_participant(self, name: AgentName, tick: int | None = None) -> Conversation:
+        """`name` joins at `tick` (None: the start tick); a rejoin replaces its record."""
+        if name in self.participants:
+            return self
+        at = self.started_tick if tick is None else tick
+        members = tuple(m for m in self.members if m.name != name) + (Membership(name, at),)
+        return replace(self, participants=self.participants | {name}, members=members)
 
-    def without_participant(self, name: AgentName) -> Conversation:
-        return replace(self, participants=self.participants - {name})
+    def without_participant(self, name: AgentName, tick: int | None = None) -> Conversation:
+        """`name` leaves at `tick` (None: the start tick), and stays in `members`."""
+        if name not in self.participants:
+            return self
+        at = self.started_tick if tick is None else tick
+        members = tuple(m if m.name != name else replace(m, left_tick=max(at, m.joined_tick))
+                        for m in self.members)
+        return replace(self, participants=self.participants - {name}, members=members)
 
     def ended(self, tick: int) -> Conversation:
         return replace(self, ended_tick=tick)

@@ -52,6 +52,16 @@ class SeenObject:
 
 
 @dataclass(frozen=True, slots=True)
+class SeenPlace:
+    """A place an agent named, in view."""
+
+    name: str
+    position: Position
+    direction: Direction
+    distance: int
+
+
+@dataclass(frozen=True, slots=True)
 class SeenCell:
     """One cell in view with what grows or lies there."""
 
@@ -76,11 +86,15 @@ class Perception:
     weather: Weather
     vision_radius: int
     grid_view: str
-    """Emoji grid at double resolution: cells at even offsets, walls between them."""
+    """The map (north up, walls between cells, the world's edge), with a header naming
+    its x and y ranges and a key under it naming every marked thing but agents."""
     narrative: str
+    """What is special about the cell underfoot, in prose (a narrator may retell it);
+    "" when nothing is."""
     inventory_text: str
     journey_text: str | None
     visible_agents_text: str
+    """The map's key for the other agents in sight (their marks, offsets, ground)."""
     conversation_text: str | None
     """Who the agent is talking with and what was said since its last turn, if anything."""
     invitation_text: str | None
@@ -98,6 +112,11 @@ class Perception:
     pending_invitation_from: AgentName | None
     notices: tuple[str, ...] = ()
     """Happenings in the landscape within reach (the Gardener's, see engine/stewardship.py)."""
+    places: tuple[SeenPlace, ...] = ()
+    """Named places in view, nearest first then by name."""
+    surroundings_text: str = ""
+    """A line for each of the four steps around, the nearest ground of each kind in
+    view, and every landmark within the horizon beyond the view, with exact offsets."""
 
     @property
     def is_night(self) -> bool:
@@ -105,15 +124,17 @@ class Perception:
 
     def as_text(self) -> str:
         """Everything a language model is shown, in reading order."""
+        view = "\n".join(p for p in (self.grid_view, self.visible_agents_text) if p)
         parts = [
             f"It is {self.time_text}. The weather is {self.weather.value}.",
-            f"You are at ({self.position.x}, {self.position.y}).",
-            self.grid_view,
+            f"You are at ({self.position.x}, {self.position.y}), standing on "
+            f"{self.standing_on.value}.",
+            view,
+            self.surroundings_text,
             self.narrative,
             self.inventory_text,
         ]
-        for extra in (self.journey_text, self.visible_agents_text, self.invitation_text,
-                      self.conversation_text):
+        for extra in (self.journey_text, self.invitation_text, self.conversation_text):
             if extra:
                 parts.append(extra)
         parts.extend(f"You notice: {notice}" for notice in self.notices)

@@ -103,7 +103,11 @@ class HearthEngine:
         """Retells a perception's narrative for minds that read it (None: the template's)."""
         """The narrator's synchronous form, if it has one: one coroutine less a call."""
         self.homes = AgentHomes(agents_dir) if agents_dir is not None else None
-        self.tools = tool_specs() + FILE_TOOL_SPECS + (RECALL_SPEC,)
+        self.tools = (tool_specs(config.settings.scheduling.max_actions_per_turn)
+                      + FILE_TOOL_SPECS + (RECALL_SPEC,))
+        self.journey_news: dict[str, str] = {}
+        """How each journey that ended came to end (engine/phases/movement.py), for the
+        traveller's next turn; in memory only (a restart forgets it)."""
         self.stop_requested = False
         self.halted: str | None = None
         """Why the run had to stop (a mind that can go on no more): what to fix, in one line."""
@@ -366,6 +370,8 @@ class HearthEngine:
             except HomeRefusedError as refused:  # the turn is given back; the run stops
                 return TurnLog((), MIND_ERROR, error=str(refused)[:500], halt=str(refused))
         perception = self.perception_builder.build(name, tick, text=reads_text)
+        if (news := self.journey_news.pop(name, None)) is not None:
+            perception = dataclasses.replace(perception, journey_text=news)
         if self.stewardship.notices:
             perception = self.stewardship.perceive(perception, tick)
         if reads_text and self.scene_narrator is not None:

@@ -373,8 +373,8 @@ class ActionEngine:
             dest = agent.journey.destination
             return ActionResult.fail(
                 f"you are on a journey to ({dest.x}, {dest.y}), {agent.journey.remaining} steps "
-                "to go; it carries you one step each tick. You can still look around, sense "
-                "others and talk.", reason=R.TRAVELLING,
+                "to go; it carries you one step each tick from the next. For the rest of this "
+                "turn you can still look around, sense others and talk.", reason=R.TRAVELLING,
             )
         try:
             return handler(agent, action, tick)

@@ -40,6 +40,14 @@ Decisions worth knowing:
   ends (`ended_tick`) and the last participant is no longer in it either. An ended
   conversation keeps, as history, the participants present when it ended (so the
   engine can tell them); only active conversations count for "who is talking".
+  `Conversation.members` records everyone who was ever in it, with ticks, so one who
+  came and went between two writes is stored too.
+- **No word lost.** Those who remain hear who left (`ConversationContext.left`) after
+  the lines said before it. The one an ending leaves behind is told at its next turn
+  (`has_farewell`; until its `last_active_tick` moves on) what it had not heard, who left
+  and that it ended, even if an old invitation has meanwhile drawn it into a new
+  conversation (`ConversationContext.earlier`). Farewells are in memory only: a restart
+  between the ending and that turn loses the notice (the lines stay stored).
 - **Speech is cleaned, not refused, for stray control characters**
   (`clean_speech`): line endings become "\\n", ANSI escape sequences, other
   control characters (C0, DEL, C1) and bidirectional overrides are removed,
@@ -62,7 +70,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from core.agent import Agent
@@ -95,6 +103,15 @@ class ConversationContext:
     unseen_turns: tuple[ConversationTurn, ...]
     """Turns since the agent's own last turn there (or since it joined), oldest first."""
     pending_invitation: Invitation | None
+    left: tuple[AgentName, ...] = ()
+    """Who left the conversation since then (after the unseen turns they spoke), in order."""
+    ended: bool = False
+    """The conversation ended since the agent's last turn (the last one left it): then
+    `conversation` is the ended one, `participants` is empty, and `unseen_turns` and
+    `left` are what the agent had not heard when it ended. Told at its next turn only."""
+    earlier: ConversationContext | None = None
+    """Such an ended conversation (`ended` set) when the agent has since been drawn into
+    this one (someone accepted its invitation before its next turn): told first."""
 
     @property
     def others(self) -> tuple[AgentName, ...]:
@@ -181,6 +198,13 @@ class ConversationService:
         """index of the first turn a participant can have missed: where it (re)joined"""
         self._last_spoke: dict[tuple[ConversationId, AgentName], int] = {}
         """index of a participant's own last turn"""
+        self._departures: dict[ConversationId, list[tuple[int, AgentName]]] = {}
+        """(number of turns said by then, who left), in order of leaving"""
+        self._departures_from: dict[tuple[ConversationId, AgentName], int] = {}
+        """index of the first departure a participant can have missed (where it joined)"""
+        self._farewells: dict[AgentName, tuple[ConversationContext, int]] = {}
+        """agent -> (what it had not heard when its conversation ended under it, its
+        `last_active_tick` then): told until it has taken a turn since"""
         self._restore(conversations, turns, invitations)
 
     def _restore(
@@ -269,21 +293,44 @@ class ConversationService:
         """Every pending invitation, oldest first."""
         return sorted(self._pending.values(), key=lambda i: (i.created_tick, i.invitee))
 
+    def has_farewell(self, name: str) -> bool:
+        """Whether the agent is to be told, at its next turn, of a conversation that ended
+        under it (`get_conversation_context` then says what it had not heard, as the
+        context itself, or as its `earlier` if the agent is talking again)."""
+        return name in self._farewells and self._farewell(AgentName(name)) is not None
+
     def get_conversation_context(self, name: str) -> ConversationContext:
         me = AgentName(name)
         invitation = self._pending.get(me)
         cid = self._active.get(me)
         if cid is None:
+            told = self._farewell(me) if me in self._farewells else None
+            if told is not None:
+                return replace(told, pending_invitation=invitation)
             return ConversationContext(me, None, (), (), invitation)
         conv = self._conversations[cid]
         start = self._seen_from.get((cid, me), 0)
         last = self._last_spoke.get((cid, me))
         if last is not None:
             start = max(start, last + 1)
+        left: tuple[AgentName, ...] = ()
+        departures = self._departures.get(cid)
+        if departures:
+            first = self._departures_from.get((cid, me), 0)
+            left = tuple(who for said, who in departures[first:] if said >= start)
+        earlier = self._farewell(me) if me in self._farewells else None
         return ConversationContext(
             me, conv, tuple(sorted(conv.participants)), tuple(self._turns[cid][start:]),
-            invitation,
+            invitation, left, earlier=earlier,
         )
+
+    def _farewell(self, name: AgentName) -> ConversationContext | None:
+        """The farewell still due to `name`: none once it has taken a turn since."""
+        told, active_then = self._farewells[name]
+        agent = self.agents.get_agent(name)
+        if agent is None or agent.last_active_tick != active_then:
+            return None
+        return told
 
     # ------------------------------------------------------------------ commands
 
@@ -374,7 +421,7 @@ class ConversationService:
             self._turns[cid] = []
             self._enter(conv, inviter, Admission.CREATED)
         else:
-            conv = target.with_participant(me)
+            conv = target.with_participant(me, tick)
         self._enter(conv, me, Admission.INVITED)
         del self._pending[me]
         return conv, self._resolve(inv, InvitationStatus.ACCEPTED)
@@ -406,7 +453,7 @@ class ConversationService:
         conv = self._conversations[cid]
         if conv.privacy is Privacy.PRIVATE:
             raise ConversationError("that conversation is private; you would need an invitation")
-        conv = conv.with_participant(me.name)
+        conv = conv.with_participant(me.name, tick)
         self._enter(conv, me.name, Admission.JOINED)
         return conv
 
@@ -414,19 +461,30 @@ class ConversationService:
         """Leave your conversation: (the conversation after you left, whether it ended).
 
         Fewer than two left means it ends at `tick`; the one remaining participant
-        is then out of it too, but stays listed in the ended conversation.
+        is then out of it too, but stays listed in the ended conversation, and is told
+        at its next turn what it had not yet heard, that you left, and that it ended.
+        Those who remain hear of your leaving after what you said before it.
         """
         me = AgentName(agent)
         cid = self._active.get(me)
         if cid is None:
             raise ConversationError("you are not in a conversation")
-        conv = self._conversations[cid].without_participant(me)
+        conv = self._conversations[cid].without_participant(me, tick)
         self._exit(cid, me)
+        self._departures.setdefault(cid, []).append((len(self._turns[cid]), me))
         ended = len(conv.participants) < 2
         if ended:
             conv = conv.ended(tick)
             for name in conv.participants:
+                heard = self.get_conversation_context(name)
+                agent_now = self.agents.get_agent(name)
+                self._farewells[name] = (
+                    ConversationContext(name, conv, (), heard.unseen_turns, None, heard.left,
+                                        ended=True, earlier=heard.earlier),
+                    -1 if agent_now is None else agent_now.last_active_tick,
+                )
                 self._exit(cid, name)
+            self._departures.pop(cid, None)
         self._store(conv)
         return conv, ended
 
@@ -537,11 +595,13 @@ class ConversationService:
         self._active[name] = conv.id
         self._admitted[(conv.id, name)] = how
         self._seen_from[(conv.id, name)] = len(self._turns[conv.id])
+        self._departures_from[(conv.id, name)] = len(self._departures.get(conv.id, ()))
         self._last_spoke.pop((conv.id, name), None)
 
     def _exit(self, cid: ConversationId, name: AgentName) -> None:
         del self._active[name]
-        for table in (self._admitted, self._seen_from, self._last_spoke):
+        for table in (self._admitted, self._seen_from, self._last_spoke,
+                      self._departures_from):
             table.pop((cid, name), None)
 
     def _resolve(self, inv: Invitation, status: InvitationStatus) -> Invitation:

@@ -4,11 +4,12 @@
     # "In the morning rain, the wood comes away in your hands — you gather 1 wood
     #  from the forest."
 
-A narration is one sentence: a clause of time and weather, a framing clause chosen
-by the action (or, on failure, by the FailureReason), a dash, and the engine's
-message unchanged. The message is plain and complete, so keeping it whole is what
-keeps every mechanical fact (which wall, how many left, what would work); the
-framing only gives it a place and a mood.
+A narration is one sentence: a clause of time and weather (on an agent's first
+narrated action of a turn only), a framing clause chosen by the action (or, on
+failure, by the FailureReason), a dash, and the engine's message unchanged. The
+message is plain and complete, so keeping it whole is what keeps every mechanical
+fact (which wall, how many left, what would work); the framing only gives it a place
+and a mood.
 
 Variants are chosen by a stable hash of (agent, tick, action), never at random, so
 the same moment always reads the same. Everything is looked up in tables built at
@@ -269,6 +270,10 @@ COLOUR: Mapping[tuple[str, Weather, bool], tuple[str, ...]] = {
 }
 """(period, weather, indoors) -> opening clauses. Indoors the weather is not felt."""
 
+COLOUR_OPENINGS: tuple[str, ...] = tuple(sorted(
+    {f"{clause}, " for clauses in COLOUR.values() for clause in clauses}))
+"""How a coloured narration begins: `text.startswith(COLOUR_OPENINGS)`."""
+
 AGENT_TEXT: Mapping[str, tuple[str, str]] = {
     "write_sign": ("text", "The words, exactly"),
     "read_sign": ("text", "The words, exactly"),
@@ -287,13 +292,24 @@ def stable_hash(ctx: NarrationContext) -> int:
 
 
 class TemplateNarrator:
-    """Narration from fixed tables: instant, deterministic, and always available."""
+    """Narration from fixed tables: instant, deterministic, and always available.
+
+    The time and weather colour an agent's first narrated action of a tick (its turn)
+    only; the rest of the turn's results open with their framing clause. The perception
+    already says the time and weather, so colour on every result only repeated it.
+    """
+
+    def __init__(self) -> None:
+        self._coloured: dict[str, int] = {}
+        """agent -> the last tick whose first narration was coloured."""
 
     def narrate_now(self, result: ActionResult, ctx: NarrationContext) -> str:
         """The narration, synchronously (the engine's hot path)."""
         action = ctx.action
         h = zlib.crc32(f"{ctx.agent}\x1f{ctx.tick}\x1f{action}".encode())  # stable_hash
-        colour = COLOUR[ctx.period, ctx.weather, ctx.indoors]
+        coloured = self._coloured.get(ctx.agent) != ctx.tick
+        if coloured:
+            self._coloured[ctx.agent] = ctx.tick
         frames = (SUCCESS.get(action, DEFAULT_SUCCESS) if result.success
                   else FAILURE.get(result.reason, _NOT_ALLOWED))
         message = result.message
@@ -308,7 +324,11 @@ class TemplateNarrator:
         else:  # what pick answers for plain frames, without the call
             plain = frames.plain
             clause = plain[(h >> 8) % len(plain)]
-        text = f"{colour[h % len(colour)]}, {clause} — {message}{stop}"
+        if coloured:
+            colour = COLOUR[ctx.period, ctx.weather, ctx.indoors]
+            text = f"{colour[h % len(colour)]}, {clause} — {message}{stop}"
+        else:
+            text = f"{clause[:1].upper()}{clause[1:]} — {message}{stop}"
         written = AGENT_TEXT.get(action)
         return text + _verbatim(data, message, *written) if written else text
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from types import MappingProxyType, UnionType
 from typing import Any
 
+from config.models import SchedulingSettings
 from core.actions import ACTION_TYPES, Action
 from core.constants import (
     MAX_PLACE_NAME_LENGTH,
@@ -31,7 +32,17 @@ from core.constants import (
 )
 from core.conversation import INVITE_EXPIRY_TICKS, Privacy
 from core.types import AgentName, Direction, Position
+from services.crafting import TECHNIQUES
 from services.mind import ToolSpec
+
+_TECHNIQUE_LIST = ", ".join(TECHNIQUES[:-1]) + " or " + TECHNIQUES[-1]
+"""Every technique `work` accepts (services/crafting.py), as a sentence lists them."""
+
+DEFAULT_MAX_ACTIONS: int = SchedulingSettings.model_fields["max_actions_per_turn"].default
+"""The per-turn action limit settings.yaml gives when it says nothing else."""
+
+MAX_ACTIONS_MARK = "{max_actions}"
+"""Where a description names the per-turn action limit (filled in by `tool_specs`)."""
 
 TOOL_DESCRIPTIONS: Mapping[str, str] = MappingProxyType({
     "walk": (
@@ -48,19 +59,22 @@ TOOL_DESCRIPTIONS: Mapping[str, str] = MappingProxyType({
     ),
     "journey": (
         "Set out for a distant spot, given as a destination or as the name of a place or "
-        "landmark: the way is planned for you and you walk one cell each tick, stopping if "
-        "you meet someone. While travelling you can still look around, sense others and "
-        "talk; fails if the spot cannot be reached or stood on."
+        "landmark: the way is planned, and from the next tick you are carried one cell a "
+        "tick, taking no turns (no looking, talking or anything else) until you arrive, "
+        "someone comes into view or the way is blocked. Your next turn tells you where you "
+        "are and after how many ticks; fails if the spot cannot be reached or stood on."
     ),
     "examine": (
         "Look closely at your own cell or the next one in a direction: the ground, what can "
         "be gathered and how much is left, things lying there, walls, doors and who is "
-        "there. Costs nothing."
+        "there. It changes nothing, but like every tool call it is one of the {max_actions} "
+        "you may make in a turn."
     ),
     "sense_others": (
         "Feel roughly where the agents you have met are: a direction and nearby, far or "
-        "very far, never an exact place. Costs nothing; those you have never met cannot be "
-        "sensed."
+        "very far, never an exact place; those you have never met cannot be sensed. It "
+        "changes nothing, but like every tool call it is one of the {max_actions} you may "
+        "make in a turn."
     ),
     "take": (
         "Pick up a thing or a pile lying on your cell or the next one in a direction. Fails "
@@ -84,9 +98,9 @@ TOOL_DESCRIPTIONS: Mapping[str, str] = MappingProxyType({
         "keeping everything, if nothing comes of that mix, often with a hint at what would."
     ),
     "work": (
-        "Shape one thing you carry by hand with a technique (for example split wood into "
-        "planks), using it up. Fails, keeping everything, if nothing comes of it, often "
-        "with a hint."
+        "Shape one thing you carry by hand with one of the techniques "
+        f"{_TECHNIQUE_LIST} (for example split wood into planks), using it up. Fails, "
+        "keeping everything, if nothing comes of it, often with a hint."
     ),
     "apply": (
         "Use a tool you carry on another thing you carry; the tool is kept, the thing is "
@@ -117,12 +131,14 @@ TOOL_DESCRIPTIONS: Mapping[str, str] = MappingProxyType({
     ),
     "write_sign": (
         f"Write a sign of up to {MAX_SIGN_LENGTH} characters on your cell or the next one, "
-        "for anyone passing to read; writing where a sign stands replaces its words. Costs "
-        "nothing."
+        "for anyone passing to read; writing where a sign stands replaces its words. It uses "
+        "no material, but like every tool call it is one of the {max_actions} you may make "
+        "in a turn."
     ),
     "read_sign": (
-        "Read the sign on your cell or the next one in a direction. Costs nothing; fails if "
-        "there is no sign there."
+        "Read the sign on your cell or the next one in a direction; fails if there is no "
+        "sign there. Like every tool call it is one of the {max_actions} you may make in a "
+        "turn."
     ),
     "name_place": (
         f"Give the spot you stand on a name of up to {MAX_PLACE_NAME_LENGTH} characters that "
@@ -168,7 +184,7 @@ ARGUMENT_NOTES: Mapping[str, str] = MappingProxyType({
     "steps": f"How many cells to walk, 1 to {MAX_WALK_STEPS}.",
     "recipient": "The name of the agent to give to.",
     "items": "The names of two or more things you carry.",
-    "technique": "How to work it, in a word: split, break, carve, grind and so on.",
+    "technique": f"How to work it: one of {_TECHNIQUE_LIST}.",
     "tool": "The name of the tool you carry.",
     "text": "What the sign says.",
     "message": "What you say.",
@@ -197,12 +213,21 @@ TOOL_ARGUMENT_NOTES: Mapping[tuple[str, str], str] = MappingProxyType({
 """(tool, argument) -> a note that replaces the general one for that tool."""
 
 
-def tool_specs() -> tuple[ToolSpec, ...]:
-    """One ToolSpec per action, in ACTION_TYPES order; fresh plain dicts on every call."""
+def tool_specs(max_actions: int = DEFAULT_MAX_ACTIONS) -> tuple[ToolSpec, ...]:
+    """One ToolSpec per action, in ACTION_TYPES order; fresh plain dicts on every call.
+
+    `max_actions` is the per-turn action limit (settings.yaml
+    `scheduling.max_actions_per_turn`), which the descriptions of the tools that change
+    nothing name: every call counts toward it, those too."""
     return tuple(
-        ToolSpec(name, TOOL_DESCRIPTIONS[name], input_schema(cls))
+        ToolSpec(name, description(name, max_actions), input_schema(cls))
         for name, cls in ACTION_TYPES.items()
     )
+
+
+def description(name: str, max_actions: int = DEFAULT_MAX_ACTIONS) -> str:
+    """The description of tool `name`, naming the per-turn action limit where it does."""
+    return TOOL_DESCRIPTIONS[name].replace(MAX_ACTIONS_MARK, str(max_actions))
 
 
 def input_schema(cls: type[Action]) -> dict[str, Any]:
@@ -252,6 +277,8 @@ def _type_schema(cls: type[Action], field: str, hint: Any) -> dict[str, Any]:
         }
     if hint is int:
         return {"type": "integer"}
+    if hint is str and cls.name == "work" and field == "technique":
+        return {"type": "string", "enum": list(TECHNIQUES)}
     if hint is str or hint is AgentName:
         return {"type": "string"}
     if typing.get_origin(hint) is tuple and typing.get_args(hint) == (str, ...):

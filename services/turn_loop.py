@@ -7,7 +7,9 @@ callables, so it is the same for the offline mind and a language model, and for
 world actions and the agent's own file tools. A turn ends when the mind asks for
 nothing more, when `max_actions` calls have run (the rest are answered "not this
 turn"), or when the mind fails; the actions it already took stand either way,
-and the failure is recorded instead of spreading to the tick.
+and the failure is recorded instead of spreading to the tick. Once no more than
+`LOW_ACTIONS` calls are left, each result the mind hears says how many (the
+turn's record keeps the narration alone).
 """
 
 from __future__ import annotations
@@ -29,7 +31,21 @@ log = logging.getLogger("hearth.turns")
 Execute = Callable[[ToolCall], Awaitable[ActionResult]]
 Narrate = Callable[[ActionResult, ToolCall], Awaitable[str]]
 
-LIMIT_TEXT = "You have done all you can this turn; that will have to wait for your next turn."
+LIMIT_TEXT = ("Not done: you have made every call this turn allows; that will have to wait for "
+              "your next turn.")
+"""The result of a call past the per-turn action limit (it is not run)."""
+
+LOW_ACTIONS = 3
+"""From this many calls left in a turn, each result says how many are left."""
+
+
+def actions_left_text(left: int, max_actions: int) -> str:
+    """What is added to a call's result once the turn's calls run low: how many are left."""
+    if left <= 0:
+        return (f"(That was the last of the {max_actions} tool calls you may make this turn; "
+                "anything more must wait for your next turn.)")
+    calls = "call" if left == 1 else "calls"
+    return f"({left} of your {max_actions} tool {calls} this turn left.)"
 
 ENDED = "ended"
 ACTION_LIMIT = "action_limit"
@@ -123,7 +139,9 @@ async def _run_calls(
             call.name, call.arguments, result.success, text, result.events,
             getattr(result, "reason", ""),
         ))
-        outcomes.append(ToolOutcome(call.id, call.name, result.success, text, result.data))
+        left = max_actions - len(actions)
+        heard = text if left > LOW_ACTIONS else f"{text}\n\n{actions_left_text(left, max_actions)}"
+        outcomes.append(ToolOutcome(call.id, call.name, result.success, heard, result.data))
     if len(actions) >= max_actions and ended == ENDED:
         ended = ACTION_LIMIT
     return outcomes, ended

@@ -432,10 +432,14 @@ async def _check_conversations(db: Database, world: _World, found: _Problems) ->
             found.add("conversations", key, f"ticks {show(started)}, {show(ended)} are not "
                                             "whole numbers")
     talking: dict[str, str] = {}
-    for cid, name, left in await db.fetchall(
-            "SELECT conversation_id, agent_name, left_tick FROM conversation_participants "
-            "ORDER BY conversation_id, agent_name"):
+    for cid, name, joined, left in await db.fetchall(
+            "SELECT conversation_id, agent_name, joined_tick, left_tick "
+            "FROM conversation_participants ORDER BY conversation_id, agent_name"):
         key = f"{show(cid)} {show(name)}"
+        if not _is_int(joined) or (left is not None and (not _is_int(left) or left < joined)):
+            found.add("conversation_participants", key,
+                      f"joined at {show(joined)}, left at {show(left)}: ticks must be whole "
+                      "numbers, leaving at or after joining")
         if cid not in conversations:
             found.add("conversation_participants", key, f"conversation {show(cid)} does not exist")
         if name not in world.agents:

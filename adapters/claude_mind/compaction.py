@@ -6,9 +6,10 @@ When an agent's history grows past a limit, the oldest whole turns leave the
 context and are folded into a summary that opens the first message that stays.
 Nothing is lost: every turn's messages are in its record in the database, and only
 what the model is sent shrinks. The summary is made here, without a model, so
-compaction works offline and costs nothing: a line per moment (the time, what the
-agent did and what came of it, what it said), oldest lines dropped first once the
-summary reaches its own limit.
+compaction works offline and costs nothing: an entry per in-world day (where the
+agent went, what it made, built and wrote, whom it met, what was said to it and
+what it said; `day_summary.py`), older days shortened first once the summary
+reaches its own limit, and the oldest left out whole last.
 
 Compaction changes the start of the prompt, so the prompt cache starts afresh once
 each time it runs; it runs rarely (the history must grow by the difference between
@@ -21,8 +22,17 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-SUMMARY_HEAD = ("What you remember from before (a summary of your earlier turns; "
-                "everything you did is still on record):\n")
+from adapters.claude_mind.day_summary import (
+    SUMMARY_MARK,
+    fit,
+    merge,
+    newest_lines,
+    parse,
+    read_days,
+)
+
+SUMMARY_HEAD = ("What you remember from before (a summary of your earlier turns, day by "
+                "day; everything you did is still on record, and recall searches it):\n")
 """Opens the summary block, and marks it so it is never summarised twice."""
 
 LINE_CHARS = 160
@@ -49,9 +59,7 @@ def compact(
         kept = sum(sizes[start:])
     if cut == 0:
         return history, summary, 0
-    lines = summary.splitlines() if summary else []
-    lines += summary_lines(history[:cut])
-    new_summary = newest_lines(lines, summary_chars)
+    new_summary = fold_into(summary, history[:cut], summary_chars)
     rest = [dict(m) for m in history[cut:]]
     first = rest[0]
     blocks = [b for b in first["content"] if not _is_summary(b)]
@@ -66,42 +74,32 @@ def fold_all(
     """Fold every message into the summary, which then stands alone as a user message
     (the next perception joins it). For a tool loop left open when the start had to
     change: its thinking is bound to that start, and cannot go back without it."""
-    lines = summary.splitlines() if summary else []
-    lines += summary_lines(history)
-    new_summary = newest_lines(lines, summary_chars)
+    new_summary = fold_into(summary, history, summary_chars)
     opening = {"role": "user", "content": [{"type": "text", "text": SUMMARY_HEAD + new_summary}]}
     return [opening], new_summary, len(history)
 
 
+def fold_into(summary: str, messages: Sequence[Mapping[str, Any]], most: int) -> str:
+    """The summary with `messages` added to its days, within `most` characters."""
+    before, days = parse(summary)
+    last = next((d.day for d in reversed(days) if d.day is not None), None)
+    return fit(before, merge(days, read_days(messages, last)), most)
+
+
 def summary_lines(messages: Iterable[Mapping[str, Any]]) -> list[str]:
-    """A line for each moment, thing done, outcome and thing said, in order."""
-    lines: list[str] = []
-    for message in messages:
-        for block in message.get("content", ()):
-            kind = block.get("type")
-            if _is_summary(block):
-                continue
-            if kind == "text" and message.get("role") == "user":
-                first = str(block.get("text", "")).split("\n", 1)[0]
-                lines.append(f"* {short(first)}")
-            elif kind == "text":
-                said = " ".join(str(block.get("text", "")).split())
-                if said:
-                    lines.append(f"  you thought: {short(said)}")
-            elif kind == "tool_use":
-                args = json.dumps(block.get("input", {}), ensure_ascii=False, sort_keys=True)
-                lines.append(f"  you tried {block.get('name')} {short(args, 80)}")
-            elif kind == "tool_result":
-                heard = " ".join(str(_result_text(block)).split())
-                mark = " (it failed)" if block.get("is_error") else ""
-                lines.append(f"  -> {short(heard)}{mark}")
-    return lines
+    """The day entries the messages alone would give, as lines."""
+    return "\n".join(d.render() for d in read_days(messages)).splitlines()
 
 
 def _turn_starts(history: Sequence[Mapping[str, Any]]) -> list[int]:
     """Where whole turns begin: user messages that answer no tool call (index > 0)."""
     return [i for i, m in enumerate(history) if i > 0 and m["role"] == "user"
             and not any(b.get("type") == "tool_result" for b in m["content"])]
+
+
+assert SUMMARY_HEAD.startswith(SUMMARY_MARK)
+__all__ = ["SUMMARY_HEAD", "compact", "fold_all", "history_chars", "newest_lines", "short",
+           "summary_lines"]
 
 
 def _is_summary(block: Mapping[str, Any]) -> bool:
@@ -119,13 +117,3 @@ def short(text: str, most: int = LINE_CHARS) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
-def newest_lines(lines: list[str], most: int) -> str:
-    """The newest lines that fit in `most` characters (older ones dropped first)."""
-    kept: list[str] = []
-    size = 0
-    for line in reversed(lines):
-        size += len(line) + 1
-        if size > most:
-            break
-        kept.append(line)
-    return "\n".join(reversed(kept))

@@ -11,11 +11,14 @@ by the engine, and their narrated outcomes go back together in one user message
 Every stop reason ends somewhere sensible: `tool_use` goes on; `end_turn`,
 `stop_sequence` and `pause_turn` end the turn; `max_tokens` and
 `model_context_window_exceeded` keep what was said and drop tool calls that may
-have been cut short; `refusal` ends the turn and takes the refused exchange out
-of the history. Requests are retried by adapters/claude_calls.py within the turn's
-deadline. One that still fails ends the turn with a `ClaudeMindError` naming the
-cause: the actions already taken stand, the tick goes on for everyone else, and
-the history is left valid to send next turn. A failure no retry can mend (a key
+have been cut short (an incomplete tool_use must not go back unanswered), and a note
+after the reply tells the model that it was cut off and which calls were not run;
+after `max_tokens` that dropped a call the model is asked once more within the turn;
+`refusal` ends the turn and takes the refused exchange out of the history.
+Requests are retried by adapters/claude_calls.py within the turn's deadline. One
+that still fails ends the turn with a `ClaudeMindError` naming the cause: the
+actions already taken stand, the tick goes on for everyone else, and the history
+is left valid to send next turn. A failure no retry can mend (a key
 refused, a model gone) raises `ClaudeMindHalt` instead, and the run stops.
 
 A 5.x model thinks before it answers (adaptive thinking, steered by the agent's
@@ -64,6 +67,24 @@ Trace = Callable[[str, Mapping[str, Any]], None]
 
 ENDING_STOPS = frozenset({"end_turn", "stop_sequence", "pause_turn"})
 CUT_SHORT_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+
+def cut_off_note(stop: str, dropped: Sequence[str]) -> str:
+    """What the model is told after a reply cut off by `stop`, whose calls `dropped`
+    (tool names, in order) were not run."""
+    if stop == "model_context_window_exceeded":
+        why = "the conversation filled all the room your memory has (older parts will be " \
+              "summarised)"
+    else:
+        why = "it reached the length one reply may have"
+    if dropped:
+        calls = ", ".join(dropped)
+        what = (f"so its call to {calls} was not run" if len(dropped) == 1
+                else f"so its calls to {calls} were not run")
+        return (f"(Your last reply was cut off: {why}, {what}; nothing of it happened. "
+                "Make the call again if you still want it, with fewer words before it.)")
+    return (f"(Your last reply was cut off: {why}. If you meant to call a tool, it was "
+            "not run.)")
 
 
 class ClaudeMindError(MindError):
@@ -226,6 +247,9 @@ class ClaudeTurn:
         """Messages folded into the summary as this turn began."""
         self.stop: str | None = None
         self.ended = ""
+        self.retry_cut = False
+        """A reply was just cut off by max_tokens with calls in it: ask once more."""
+        self.cut_retried = False
         self.deadline = mind.clock() + mind.turn_deadline
         mind._trace(start.agent, {"type": "turn_start", "tick": start.tick,
                                   "model": profile.model})
@@ -247,7 +271,12 @@ class ClaudeTurn:
         else:
             self.history.append(self._results(outcomes))
         reply = await self._ask(first)
-        return self._take(reply)
+        calls = self._take(reply)
+        if self.retry_cut and self.mind.budget_reached() is None and not self.mind.stopping():
+            # Cut off while calling: told so (the note), it may make the call again, once.
+            self.retry_cut, self.cut_retried = False, True
+            calls = self._take(await self._ask(False))
+        return calls
 
     async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
         if h.open_calls(self.history):  # stopped by the action limit: answer what was asked
@@ -317,9 +346,17 @@ class ClaudeTurn:
                 h.undo_user_text(self.history, self.opening)
             return ()
         if stop in CUT_SHORT_STOPS:
+            # A call in a cut-off reply may be incomplete: it is neither run nor sent back
+            # (a tool_use must be answered in the next message); the note says so instead.
+            dropped = [str(b.get("name")) for b in content if b.get("type") == "tool_use"]
             self.history.append(h.assistant(h.without_calls(content)))
+            h.add_user_text(self.history, cut_off_note(stop, dropped))
+            self.mind._trace(self.start.agent, {"type": "cut_off", "tick": self.start.tick,
+                                                "stop": stop, "dropped": dropped})
             if stop == "model_context_window_exceeded":
                 self.mind.memory.squeeze_next(self.start.agent)
+            else:
+                self.retry_cut = bool(dropped) and not self.cut_retried
             return ()
         self.history.append(h.assistant(content))
         if stop != "tool_use":

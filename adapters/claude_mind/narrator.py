@@ -12,15 +12,18 @@ keep their template. Each perception's narrative is retold too.
 
 The model is handed the template's text, which holds every mechanical fact, and
 asked to retell it in two to four sentences. Its answer is used only if it kept
-the facts that can be checked (every number, every quoted text, every name of a
-thing or agent); otherwise, and on any API failure, once a budget is reached, or
-with an empty reply, the template stands. A narration never fails a turn.
+the facts that can be checked (services/narration_check.py: numbers, directions,
+distances with their directions, terrain, names, quoted text; nothing added, nothing
+moved between sentences); otherwise, and on any API failure, once a budget is
+reached, or with an empty reply, the template stands. A narration never fails a
+turn. The time and weather are given only with a turn's first result (the template
+colours only that one), so the model colours a turn once, not every result.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
-import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -28,11 +31,13 @@ from typing import Any
 import anthropic
 
 from adapters.claude_calls import CallPolicy, GaveUp, ask, describe
+from config import load_config
 from core.actions import ActionResult
 from core.perception import Perception
 from core.spend import Usage
 from services.budget import SpendMeter
-from services.narrator import NarrationContext, TemplateNarrator
+from services.narration_check import keeps_facts
+from services.narrator import COLOUR_OPENINGS, NarrationContext, TemplateNarrator
 
 log = logging.getLogger("hearth.narrator")
 
@@ -43,22 +48,21 @@ TOLD_BY_MODEL = frozenset({
 """Successful actions the model tells (others keep their template unless they failed)."""
 
 ACTION_SYSTEM = """\
-You narrate a quiet world of grass, woods, water and stone to the one who lives the \
-moment, in the second person. You are given what happened, exactly. Retell it in two \
-to four short sentences with the time and weather as colour. Keep every fact: every \
-number, every name, every quoted text, what worked or why it did not, and any hint of \
-what might be tried. Add no new facts, no advice and no questions. If discoveries are \
+You narrate a quiet world to the one who lives the moment, in the second person. You \
+are given what happened, exactly. Retell it in two to four short sentences; use the \
+time and weather as colour only when they are given, and otherwise mention neither. \
+Keep every fact: every number, every name, every direction and distance (write them \
+as given, e.g. "3 cells to the east"), every kind of ground, every quoted text, what \
+worked or why it did not, and any hint of what might be tried. Add no new facts, \
+places, directions or ground, no advice and no questions. If discoveries are \
 mentioned, weave them in as something you wonder about."""
 
 SCENE_SYSTEM = """\
-You describe what someone sees around them in a quiet world of grass, woods, water and \
-stone, in the second person. You are given the facts, exactly. Retell them in two to \
-four short sentences, coloured by the time and weather. Keep every fact: every name, \
-every direction, every number. Add nothing that is not there."""
-
-_NUMBER = re.compile(r"\d+")
-_QUOTED = re.compile(r"'([^']{2,})'|\"([^\"]{2,})\"")
-_NAMED = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b|\b[a-z]+_[a-z_]+\b")
+You describe what someone sees around them in a quiet world, in the second person. \
+You are given the facts, exactly. Retell them in two to four short sentences, coloured \
+by the time and weather. Keep every fact: every name, every direction and distance \
+(write them as given, e.g. "3 cells to the east", keeping each thing in the sentence \
+that names it), every kind of ground, every number. Add nothing that is not there."""
 
 
 class ModelNarrator:
@@ -75,6 +79,7 @@ class ModelNarrator:
         max_tokens: int = 2000,
         options: Mapping[str, Any] | None = None,
         policy: CallPolicy | None = None,
+        items: Iterable[str] | None = None,
     ) -> None:
         self.client = client
         self.model = model
@@ -83,6 +88,8 @@ class ModelNarrator:
         self.meter = meter
         self.max_tokens = max_tokens
         """Room for a retelling, with what thinking a 5.x model does before it."""
+        self.items = frozenset(shipped_items() if items is None else items)
+        """Names of things in the world, checked wherever a retelling says them."""
         self.options = dict(options or {})
         """Added to every request (adapters/claude_models.py: max_tokens, the effort)."""
         self.policy = policy or CallPolicy(retries=1, timeout=20.0, retry_after_max=5.0)
@@ -105,11 +112,12 @@ class ModelNarrator:
         plain = self.fallback.narrate_now(result, ctx)
         if ctx.agent not in self.speakers or not _worth_a_scene(result, ctx.action):
             return plain
-        facts = (f"Time: {ctx.period}. Weather: "
-                 f"{'indoors, sheltered' if ctx.indoors else ctx.weather.value}.\n"
-                 f"What happened: {plain}")
+        facts = f"What happened: {plain}"
+        if plain.startswith(COLOUR_OPENINGS):  # the turn's first result: colour it once
+            facts = (f"Time: {ctx.period}. Weather: "
+                     f"{'indoors, sheltered' if ctx.indoors else ctx.weather.value}.\n{facts}")
         return await self._retell(ctx.agent, ctx.tick, ACTION_SYSTEM, facts, plain,
-                                  result.message)
+                                  plain, _data_names(result))
 
     async def describe(self, agent: str, tick: int, perception: Perception) -> str | None:
         """A retelling of the perception's narrative, or None to keep the template's."""
@@ -122,7 +130,7 @@ class ModelNarrator:
         return None if told == perception.narrative else told
 
     async def _retell(self, agent: str, tick: int, system: str, facts: str, plain: str,
-                      checked: str) -> str:
+                      checked: str, names: tuple[str, ...] = ()) -> str:
         if self.meter is not None and self.meter.reached() is not None:
             return self._keep(plain)
         now = self.clock()
@@ -146,7 +154,8 @@ class ModelNarrator:
         self._spent.setdefault(agent, []).append(spent)
         told = " ".join(b.text for b in reply.content if getattr(b, "type", "") == "text")
         told = " ".join(told.split())
-        if reply.stop_reason != "end_turn" or not told or not keeps_facts(checked, told):
+        if (reply.stop_reason != "end_turn" or not told
+                or not keeps_facts(checked, told, names=names, items=self.items)):
             return self._keep(plain)
         self.told += 1
         return told
@@ -161,28 +170,28 @@ class ModelNarrator:
         return plain
 
 
-def keeps_facts(source: str, told: str) -> bool:
-    """Whether `told` still holds every checkable fact of `source`: its numbers, quoted
-    texts, capitalised names and snake_case item names."""
-    lowered = told.lower()
-    for number in _NUMBER.findall(source):
-        if not re.search(rf"(?<!\d){number}(?!\d)", told):
-            return False
-    for pair in _QUOTED.findall(source):
-        if (pair[0] or pair[1]).lower() not in lowered:
-            return False
-    for name in _NAMED.findall(source):
-        word = name.removesuffix("'s")
-        if word.lower() not in lowered and word not in _COMMON:
-            return False
-    return True
+@functools.cache
+def shipped_items() -> frozenset[str]:
+    """Every item the shipped config knows: the resources terrain yields and what recipes
+    make (a world with its own recipes still has its data's names checked)."""
+    config = load_config()
+    return frozenset({r.name for r in config.recipes.recipes}
+                     | {spec.gather for spec in config.terrain.terrains.values() if spec.gather})
 
 
-_COMMON = frozenset({
-    "You", "Your", "In", "Under", "As", "With", "The", "A", "An", "By", "Beneath", "Within",
-    "Indoors", "Through", "It", "There", "This", "That", "Nothing", "No", "Somewhere",
-})
-"""Capitalised words that open sentences rather than name anything."""
+_NAMES_IN_DATA = ("item", "output", "resource", "material", "recipient", "author",
+                  "invitee", "terrain", "name")
+"""Fields of a result's data that name a thing or an agent, which a retelling must keep."""
+
+
+def _data_names(result: ActionResult) -> tuple[str, ...]:
+    data: Any = result.data or {}
+    names = [v for k in _NAMES_IN_DATA if type(v := data.get(k)) is str and v]
+    returned = data.get("returned")  # remove_wall: [[item, count], ...]
+    if isinstance(returned, list):
+        names += [r[0] for r in returned
+                  if isinstance(r, list | tuple) and r and type(r[0]) is str and r[0]]
+    return tuple(names)
 
 
 def _worth_a_scene(result: ActionResult, action: str) -> bool:

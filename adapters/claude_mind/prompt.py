@@ -14,10 +14,47 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from adapters.perception_text import (
+    AGENT_MARKS,
+    EDGE_SLOT,
+    LANDMARK_MARKS,
+    MORE_AGENTS,
+    MORE_LANDMARKS,
+    MORE_PLACES,
+    PLACE_MARKS,
+)
+from core.terrain import OBJECT_EMOJI, SELF_EMOJI, TERRAIN_EMOJI, Terrain
 from services.mind import ToolSpec
 
 EPHEMERAL: Mapping[str, str] = {"type": "ephemeral"}
 """The cache_control value that marks a cache breakpoint."""
+
+def _legend() -> str:
+    ground = ", ".join(f"{TERRAIN_EMOJI[t]} {t.value}" for t in Terrain)
+    return f"""\
+How to read the map you are shown each turn:
+- North is at the top, east to the right. Positions are (x, y): x grows to the east, \
+y grows to the south. A line above the map says which columns (x) and rows (y) it shows.
+- Each cell is one symbol. Ground: {ground}.
+- {SELF_EMOJI} is you. Other agents are capital letters ({AGENT_MARKS[0]}, \
+{AGENT_MARKS[1]}, ...; {MORE_AGENTS} once the letters run out), landmarks are digits \
+({LANDMARK_MARKS[0]}, {LANDMARK_MARKS[1]}, ...; {MORE_LANDMARKS} after 9), places \
+someone named are small letters ({PLACE_MARKS[0]}, {PLACE_MARKS[1]}, ...; {MORE_PLACES} \
+after z), {OBJECT_EMOJI["sign"]} is a sign and {OBJECT_EMOJI["placed_item"]} something \
+left on the ground. A cell shows only its first mark in that order; the key under the \
+map names every marked thing with its offset from you ("2 north, 1 west"), its \
+position and the ground under it.
+- Walls run between cells: │ between two cells of a row, ─ and corners (┌ ┐ └ ┘ ├ ┤ \
+┬ ┴ ┼) on a line of their own between two rows. A door is a dashed stretch of wall \
+(╎ or ╌╌): you can pass through it. Lines between rows are shown only where a wall is.
+- {EDGE_SLOT} is the edge of the world: nothing lies beyond it.
+- Under the key: one line for each step north, east, south and west (the ground \
+there and whether you can step there), the nearest ground of each kind you can see, \
+and the landmarks farther off, each with its offset and position."""
+
+
+MAP_LEGEND = _legend()
+"""What every symbol of the map means: the same for every agent and every turn."""
 
 WORLD_RULES = """\
 You live in Hearth, a world of grass, woods, hills, water and stone laid out on a grid \
@@ -25,8 +62,8 @@ of cells. You act only through your tools; each tool call is one thing you do, a
 you hear back what came of it. Nothing else you write changes the world.
 
 How the world works:
-- Each turn you are told the time, the weather, what you can see around you and \
-what you carry. The map shows cells around you; @ is you.
+- Each turn you are told the time, the weather, where you are, what you can see \
+around you and what you carry (the map is explained below).
 - You can walk, set out on journeys to places you know, gather what the ground \
 offers, work and combine what you carry into new things, build walls and doors, \
 write signs for others to find, name places, and sleep.
@@ -37,11 +74,14 @@ else reads your journal.
 - Nothing here can hurt you. There is no hunger, no illness and no death, and no \
 task is set for you. What you do with your days is yours to choose, and doing \
 nothing at all is a fine choice too.
-- A turn ends when you stop calling tools. You may end a turn without acting."""
+- A turn ends when you stop calling tools. You may end a turn without acting.
+
+""" + MAP_LEGEND
 
 
 def system_prompt(name: str, personality: str) -> str:
-    """The agent's system prompt: who it is (its own words), then the world's rules."""
+    """The agent's system prompt: who it is (its own words), then the world's rules and
+    the map's legend."""
     return f"You are {name}.\n\n{personality.strip()}\n\n{WORLD_RULES}"
 
 

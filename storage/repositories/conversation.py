@@ -10,6 +10,7 @@ from core.conversation import (
     ConversationTurn,
     Invitation,
     InvitationStatus,
+    Membership,
     Privacy,
 )
 from core.types import AgentName, ConversationId
@@ -28,10 +29,12 @@ class ConversationRepository(Repository):
     # --- conversations -------------------------------------------------------------
 
     async def save_conversation(self, conv: Conversation, tick: int | None = None) -> None:
-        """Insert or update a conversation and reconcile its current participants.
+        """Insert or update a conversation and its participant rows.
 
-        Agents who are no longer participants get `left_tick` (history is kept);
-        new ones are added with `joined_tick`. `tick` defaults to the start tick.
+        Every member the value records (`Conversation.members`, everyone who was ever
+        in it, even for a moment between two saves) has a row with its joined and left
+        ticks. A stored participant the value does not list at all gets `left_tick` =
+        `tick` (the start tick when None); history is kept.
         """
         await self.save_conversations([(conv, tick)])
 
@@ -59,50 +62,44 @@ class ConversationRepository(Repository):
                 [(c.id, c.privacy.value, c.created_by, c.started_tick, c.ended_tick)
                  for c, _ in convs],
             )
-            current: dict[str, set[str]] = {c.id: set() for c, _ in convs}
-            ids = list(current)
+            stored: dict[str, dict[str, tuple[int, int | None]]] = {c.id: {} for c, _ in convs}
+            ids = list(stored)
             for start in range(0, len(ids), _IN_CHUNK):
                 chunk = ids[start:start + _IN_CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = await self.db.fetchall(
-                    "SELECT conversation_id, agent_name FROM conversation_participants "
-                    f"WHERE left_tick IS NULL AND conversation_id IN ({marks})",
+                    "SELECT conversation_id, agent_name, joined_tick, left_tick "
+                    f"FROM conversation_participants WHERE conversation_id IN ({marks})",
                     chunk,
                 )
-                for cid, name in rows:
-                    current[cid].add(name)
-            left, joined = [], []
+                for cid, name, joined, left in rows:
+                    stored[cid][name] = (joined, left)
+            rows_now: list[tuple[str, str, int, int | None]] = []
             for conv, tick in convs:
                 at = conv.started_tick if tick is None else tick
-                now = current[conv.id]
-                left.extend((at, conv.id, n) for n in sorted(now - conv.participants))
-                joined.extend((conv.id, n, at) for n in sorted(conv.participants - now))
-                current[conv.id] = set(conv.participants)
-            if left:
-                await self.db.executemany(
-                    "UPDATE conversation_participants SET left_tick = ? "
-                    "WHERE conversation_id = ? AND agent_name = ?",
-                    left,
-                )
-            if joined:
+                had = stored[conv.id]
+                want = {m.name: (m.joined_tick, m.left_tick) for m in conv.members}
+                # A stored member the value does not list (one made without its record)
+                # left when this change was made.
+                for name in sorted(had.keys() - want.keys()):
+                    joined, left = had[name]
+                    if left is None:
+                        want[name] = (joined, max(at, joined))
+                changed = sorted((n, w) for n, w in want.items() if had.get(n) != w)
+                rows_now.extend((conv.id, n, joined, left) for n, (joined, left) in changed)
+                had.update(changed)
+            if rows_now:
                 await self.db.executemany(
                     """
                     INSERT INTO conversation_participants
                         (conversation_id, agent_name, joined_tick, left_tick)
-                    VALUES (?, ?, ?, NULL)
+                    VALUES (?, ?, ?, ?)
                     ON CONFLICT (conversation_id, agent_name)
-                    DO UPDATE SET joined_tick = excluded.joined_tick, left_tick = NULL
+                    DO UPDATE SET joined_tick = excluded.joined_tick,
+                        left_tick = excluded.left_tick
                     """,
-                    joined,
+                    rows_now,
                 )
-
-    async def _current_participants(self, conv_id: ConversationId) -> list[AgentName]:
-        rows = await self.db.fetchall(
-            "SELECT agent_name FROM conversation_participants "
-            "WHERE conversation_id = ? AND left_tick IS NULL ORDER BY agent_name",
-            (conv_id,),
-        )
-        return [AgentName(r[0]) for r in rows]
 
     async def get_conversation(self, conv_id: ConversationId | str) -> Conversation | None:
         row = await self.db.fetchone(
@@ -113,14 +110,20 @@ class ConversationRepository(Repository):
         if row is None:
             return None
         cid, privacy, created_by, started, ended = row
-        members = await self._current_participants(ConversationId(cid))
+        rows = await self.db.fetchall(
+            "SELECT agent_name, joined_tick, left_tick FROM conversation_participants "
+            "WHERE conversation_id = ? ORDER BY agent_name",
+            (cid,),
+        )
+        members = tuple(Membership(AgentName(n), j, lt) for n, j, lt in rows)
         return Conversation(
             id=ConversationId(cid),
-            participants=frozenset(members),
+            participants=frozenset(m.name for m in members if m.left_tick is None),
             privacy=Privacy(privacy),
             started_tick=started,
             created_by=AgentName(created_by),
             ended_tick=ended,
+            members=members,
         )
 
     async def get_conversation_for_agent(self, name: AgentName) -> Conversation | None:

@@ -112,6 +112,11 @@ DAMAGES: list[tuple[str, str, str]] = [
      f"INSERT INTO conversation_participants VALUES ('conv-y', '{FIRST}', 1, NULL);"
      "INSERT INTO conversation_participants VALUES ('conv-y', 'Ghost', 1, NULL)",
      "conversation_participants 'conv-y' 'Ghost': 'Ghost' is no agent"),
+    ("participant leaving before joining",
+     f"INSERT INTO conversations VALUES ('conv-z', 'public', '{FIRST}', 1, NULL);"
+     f"INSERT INTO conversation_participants VALUES ('conv-z', '{FIRST}', 5, 3)",
+     f"conversation_participants 'conv-z' '{FIRST}': joined at 5, left at 3: ticks must be "
+     "whole numbers, leaving at or after joining"),
     ("participant of no conversation",
      f"INSERT INTO conversation_participants VALUES ('conv-gone', '{FIRST}', 1, NULL)",
      f"conversation_participants 'conv-gone' '{FIRST}': conversation 'conv-gone' does not exist"),

@@ -67,7 +67,7 @@ async def test_leaving_and_joining_reconcile_participants(storage: Storage) -> N
     assert await storage.conversations.get_conversation_for_agent(BIRCH) == conv
 
     # Birch leaves at tick 12, Dune joins at tick 12.
-    later = conv.without_participant(BIRCH).with_participant(DUNE)
+    later = conv.without_participant(BIRCH, 12).with_participant(DUNE, 12)
     await storage.conversations.save_conversation(later, tick=12)
 
     assert await _membership(storage, C1) == {
@@ -79,7 +79,7 @@ async def test_leaving_and_joining_reconcile_participants(storage: Storage) -> N
     assert await storage.conversations.get_conversation_for_agent(ASH) == later
 
     # Birch comes back at tick 15: the row is reused, left_tick cleared.
-    back = later.with_participant(BIRCH)
+    back = later.with_participant(BIRCH, 15)
     await storage.conversations.save_conversation(back, tick=15)
     assert (await _membership(storage, C1))["Birch"] == (15, None)
     assert await storage.conversations.get_conversation_for_agent(BIRCH) == back
@@ -235,7 +235,8 @@ async def test_invitations_expire_two_ticks_after_creation(storage: Storage) -> 
 
 async def test_saving_many_conversations_reconciles_each_one(storage: Storage) -> None:
     await storage.conversations.save_conversation(_conv(C1, ASH, BIRCH, CEDAR))
-    later = _conv(C1, ASH, BIRCH, CEDAR).without_participant(BIRCH).with_participant(DUNE)
+    later = _conv(C1, ASH, BIRCH, CEDAR).without_participant(BIRCH, 12).with_participant(
+        DUNE, 12)
     fresh = _conv(C2, BIRCH, DUNE, tick=13)
 
     await storage.conversations.save_conversations([(later, 12), (fresh, 13)])
@@ -267,3 +268,15 @@ async def test_many_invitations_then_their_answers(storage: Storage) -> None:
     rows = await storage.db.fetchall("SELECT inviter, status FROM invitations ORDER BY id")
     # The second answer found it no longer pending, as one at a time would.
     assert rows == [("Ash", "accepted"), ("Cedar", "pending")]
+
+
+async def test_a_member_in_and_out_between_two_saves_keeps_its_row(storage: Storage) -> None:
+    conv = _conv(C1, ASH, BIRCH)
+    await storage.conversations.save_conversation(conv)
+    # Cedar joins and leaves within tick 11, Ash leaves at 12 and it ends: one save.
+    later = (conv.with_participant(CEDAR, 11).without_participant(CEDAR, 11)
+             .without_participant(ASH, 12).ended(12))
+    await storage.conversations.save_conversations([(later, 12)])
+    assert await _membership(storage, C1) == {
+        "Ash": (10, 12), "Birch": (10, None), "Cedar": (11, 11)}
+    assert await storage.conversations.get_conversation(C1) == later

@@ -44,8 +44,9 @@ def test_the_oldest_whole_turns_fold_into_a_summary_that_opens_the_first_kept_me
     assert first["role"] == "user" and first["content"][0]["text"].startswith(SUMMARY_HEAD)
     assert first["content"][1:] == history[folded]["content"]
     assert [m["role"] for m in kept] == ["user", "assistant"] * (len(kept) // 2)
-    assert "* It is day 1, tick 0." in summary and "you tried walk" in summary
-    assert "-> you walk north (0)" in summary
+    assert summary.startswith("Day 1:\n") and "  did: walk ×" in summary
+    assert "you thought: Walking on, turn 21. · Done with 21." in summary  # the newest ten
+    assert "Done with 25. · (+42 more)" in summary  # and how many more are on record
     assert history_chars(kept) < 3_000 + len(summary) + history_chars(turn_messages(0)) + 500
 
 
@@ -53,8 +54,12 @@ def test_a_second_compaction_extends_the_summary_without_nesting_it():
     kept, summary, _ = compact(life(30), "", keep_chars=3_000, summary_chars=50_000)
     kept = kept + [m for n in range(30, 60) for m in turn_messages(n)]
     again, summary2, folded = compact(kept, summary, keep_chars=3_000, summary_chars=50_000)
-    assert folded > 0 and summary2.startswith(summary)
-    assert "tick 45" in summary2 and SUMMARY_HEAD not in summary2
+    assert folded > 0 and summary2.startswith("Day 1:\n  you thought: Walking on, turn 51.")
+    assert "(+102 more)" in summary2  # 42 before, and 60 more thoughts folded since
+    assert summary2.count("Day 1:") == 1  # the same day, told in two parts, is one entry
+    assert "turn 55." in summary2 and SUMMARY_HEAD not in summary2
+    walks = int(summary2.split("walk ×")[1].split()[0])
+    assert walks == folded // 4 + int(summary.split("walk ×")[1].split()[0])
     heads = [b for m in again for b in m["content"]
              if b.get("type") == "text" and b["text"].startswith(SUMMARY_HEAD)]
     assert len(heads) == 1
@@ -63,7 +68,7 @@ def test_a_second_compaction_extends_the_summary_without_nesting_it():
 def test_the_summary_keeps_its_newest_lines_within_its_limit():
     _, summary, _ = compact(life(100), "", keep_chars=2_000, summary_chars=1_500)
     assert len(summary) <= 1_500
-    assert "tick 0." not in summary and "tick 9" in summary
+    assert "turn 0." not in summary and "turn 9" in summary and "(+" in summary
 
 
 def test_a_history_within_the_limit_is_left_alone():

@@ -16,6 +16,7 @@ import pytest
 from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from adapters.claude_mind.history import NOT_RUN, SILENCE
+from adapters.claude_mind.mind import cut_off_note
 from core.actions import ActionResult
 from core.perception import Perception
 from core.terrain import Terrain, Weather
@@ -155,17 +156,24 @@ async def test_each_request_begins_with_the_bytes_of_the_one_before():
 
 
 async def test_max_tokens_keeps_the_words_and_runs_no_cut_off_call():
+    """The cut call is neither run nor sent back; a note says so, and the model is asked
+    once more within the turn (tests/unit/adapters/test_claude_cut_off.py: the strict API)."""
     api = ScriptedApi([
         reply(text("I will walk"), tool_use("walk", "cut", direction="no"), stop="max_tokens"),
         reply(text("Another day.")),
+        reply(text("Morning.")),
     ])
     mind, world = make_mind(api), World()
     log = await turn(mind, world)
     assert world.calls == [] and log.ended == ENDED
     history = mind.get_state(EMBER)["messages"]
-    assert history[-1] == {"role": "assistant", "content": [text("I will walk")]}
+    assert history[1] == {"role": "assistant", "content": [text("I will walk")]}
+    assert roles(history) == ["user", "assistant", "user", "assistant"]
+    assert history[2]["content"] == [text(cut_off_note("max_tokens", ["walk"]))]
+    assert unmarked(api.requests[1]["messages"]) == history[:3]
     await turn(mind, world, tick=2)  # the history is still one the API takes
-    assert roles(api.requests[1]["messages"]) == ["user", "assistant", "user"]
+    assert roles(api.requests[2]["messages"]) == ["user", "assistant", "user", "assistant",
+                                                  "user"]
 
 
 async def test_a_refusal_ends_the_turn_and_leaves_no_trace_in_the_history():

@@ -27,6 +27,7 @@ from core.terrain import TERRAIN_CODE, Terrain, Weather
 from core.types import CARDINALS, AgentName, Direction, Position
 from core.world import WorldState
 from services.agent_service import AgentRuleError, AgentService
+from services.conversation_service import ConversationError
 from services.simulation import Simulation, build_simulation
 from services.world_service import Clock, TerrainRules, WorldService
 
@@ -103,14 +104,38 @@ def slots(row: str) -> list[str]:
     return out
 
 
+WALL_GLYPHS = set(" │─┌┐└┘├┤┬┴┼╎╌")
+
+
+def map_of(grid: str) -> list[str]:
+    """The map's lines of a grid_view: after the header, before the key."""
+    assert grid.startswith("Map, north at the top: "), grid
+    return [line for line in grid.split("\n")[1:] if ": " not in line]
+
+
+def inner_rows(grid: str) -> list[str]:
+    """The map's lines inside the world's edge (the ▓▓ border taken off)."""
+    rows = []
+    for line in map_of(grid):
+        if set(line) <= {"▓", " "}:
+            continue  # the edge to the north or south
+        rows.append(line.removeprefix("▓▓ ").removesuffix(" ▓▓"))
+    return rows
+
+
 def layout(grid: str) -> list[list[str]]:
-    """Every slot of the grid by (double-resolution row, column)."""
-    return [slots(row) for row in grid.split("\n")]
+    """Every slot of the map inside the world's edge, line by line."""
+    return [slots(row) for row in inner_rows(grid)]
+
+
+def cell_rows(grid: str) -> list[list[str]]:
+    """The slots of the lines of cells (the lines of walls between them left out)."""
+    return [slots(row) for row in inner_rows(grid) if set(row) - WALL_GLYPHS]
 
 
 def cell_at(grid: str, i: int, j: int) -> str:
     """The symbol in the window's cell (i, j), padding removed."""
-    return layout(grid)[2 * j][2 * i].strip()
+    return cell_rows(grid)[j][2 * i].strip()
 
 
 # ---------------------------------------------------------------------- the grid
@@ -121,24 +146,21 @@ def test_a_cell_slot_is_two_columns_and_symbols_are_measured_as_terminals_draw_t
     assert [display_width(s) for s in ("·", "░", "@", "│", "─")] == [1] * 5
 
 
-def test_cells_sit_at_even_offsets_and_edges_at_odd_ones():
+def test_cells_sit_in_slots_under_a_header_and_the_worlds_edge_is_drawn_around_them():
     codes = np.full((3, 3), GRASS, np.uint8)
     codes[0, 2] = TERRAIN_CODE[Terrain.FOREST]
     codes[2, 0] = TERRAIN_CODE[Terrain.WATER]
     sim, builder = make((3, 3), {ASH: Position(1, 1)}, codes=codes)
-    grid = builder.build(ASH, 0).grid_view
-    assert grid == "\n".join([
-        "·  ·  🌲",
-        " " * 8,
-        "·  @  · ",
-        " " * 8,
-        "💧 ·  · ",
-    ])
-    rows = layout(grid)
-    assert len(rows) == 5 and all(len(r) == 5 for r in rows)  # 3 cells + 2 edges each way
-    assert rows[0][4] == "🌲" and rows[4][0] == "💧" and rows[2][2] == "@ "
-    assert all(s.strip() == "" for r in rows for k, s in enumerate(r) if k % 2 == 1)
-    assert all(s.strip() == "" for r in rows[1::2] for s in r)
+    assert builder.build(ASH, 0).grid_view == "\n".join([
+        "Map, north at the top: by day you see 3 cells each way; columns x 0 to 2 from west "
+        "to east, rows y 0 to 2 from north to south. ▓▓ is the world's edge, to the north, "
+        "east, south and west.",
+        "▓▓ ▓▓ ▓▓ ▓▓ ▓▓",
+        "▓▓ ·  ·  🌲 ▓▓",
+        "▓▓ ·  @  ·  ▓▓",
+        "▓▓ 💧 ·  ·  ▓▓",
+        "▓▓ ▓▓ ▓▓ ▓▓ ▓▓",
+    ])  # no blank line between rows: a line between rows is drawn only for a wall
 
 
 def test_every_row_has_the_same_display_width_whatever_the_terrain():
@@ -147,38 +169,43 @@ def test_every_row_has_the_same_display_width_whatever_the_terrain():
     sim.world.add_object(Sign("s", Position(0, 0), ASH, 0, "hello"))
     sim.world.place_wall(Position(2, 2), E)
     sim.world.place_wall(Position(2, 2), S)
-    grid = builder.build(ASH, 0).grid_view
-    widths = {width_of(row) for row in grid.split("\n")}
-    assert widths == {7 * 2 + 6}
-    for row in grid.split("\n"):
+    sim.world.place_wall(Position(4, 2), S)
+    sim.world.place_door(Position(4, 2), S)
+    rows = map_of(builder.build(ASH, 0).grid_view)
+    assert len(rows) == 9  # 7 rows of cells and the two lines of walls the walls reach
+    assert {width_of(row) for row in rows} == {7 * 2 + 6}
+    for row in rows:
         slots(row)  # and every slot boundary falls where it should
 
 
-def test_walls_are_lines_and_a_door_is_a_gap():
+def test_walls_are_lines_and_a_door_is_a_dashed_stretch():
     sim, builder = make((5, 5), {ASH: Position(2, 2)})
     here = Position(2, 2)
     for side in (N, S, E, W):
         sim.world.place_wall(here, side)
     sim.world.place_door(here, E)
-    assert builder.build(ASH, 0).grid_view == "\n".join([
-        "·  ·  ·  ·  · ",
-        " " * 14,
-        "·  ·  ·  ·  · ",
-        "     ┌───     ",
-        "·  · │@  ·  · ",
-        "     └───     ",
-        "·  ·  ·  ·  · ",
-        " " * 14,
-        "·  ·  ·  ·  · ",
-    ])
+    sim.world.place_wall(Position(0, 0), S)
+    sim.world.place_door(Position(0, 0), S)
+    assert map_of(builder.build(ASH, 0).grid_view) == [
+        "▓▓ ▓▓ ▓▓ ▓▓ ▓▓ ▓▓ ▓▓",
+        "▓▓ ·  ·  ·  ·  ·  ▓▓",
+        "▓▓ ╌╌             ▓▓",
+        "▓▓ ·  ·  ·  ·  ·  ▓▓",
+        "▓▓      ┌───      ▓▓",
+        "▓▓ ·  · │@ ╎·  ·  ▓▓",
+        "▓▓      └───      ▓▓",
+        "▓▓ ·  ·  ·  ·  ·  ▓▓",
+        "▓▓ ·  ·  ·  ·  ·  ▓▓",
+        "▓▓ ▓▓ ▓▓ ▓▓ ▓▓ ▓▓ ▓▓",
+    ]
 
 
 def test_a_wall_without_a_door_closes_the_side():
     sim, builder = make((2, 1), {ASH: Position(0, 0)})
     sim.world.place_wall(Position(0, 0), E)
-    assert builder.build(ASH, 0).grid_view == "@ │· "
+    assert inner_rows(builder.build(ASH, 0).grid_view) == ["@ │· "]
     sim.world.place_door(Position(0, 0), E)
-    assert builder.build(ASH, 0).grid_view == "@  · "
+    assert inner_rows(builder.build(ASH, 0).grid_view) == ["@ ╎· "]
 
 
 # (up, down, left, right) wall segments around the middle corner of a 2x2 world
@@ -203,6 +230,9 @@ def test_walls_meet_in_the_right_box_drawing_character(segments, expected):
         if present:
             sim.world.place_wall(pos, side)
     rows = layout(builder.build(ASH, 0).grid_view)
+    if expected == " ":  # no wall between the rows: no line for it
+        assert len(rows) == 2
+        return
     assert rows[1][1] == expected
     assert rows[0][1] == ("│" if up else " ") and rows[2][1] == ("│" if down else " ")
     assert rows[1][0] == ("──" if left else "  ") and rows[1][2] == ("──" if right else "  ")
@@ -215,10 +245,10 @@ def test_a_door_does_not_join_a_corner():
         sim.world.place_wall(pos, side)
     sim.world.place_door(Position(1, 0), S)
     rows = layout(builder.build(ASH, 0).grid_view)
-    assert rows[1] == ["──", "┤", "  "]
+    assert rows[1] == ["──", "┤", "╌╌"]
 
 
-def test_self_shows_over_agents_over_signs_over_placed_items_over_terrain():
+def test_self_shows_over_agents_over_landmarks_places_signs_placed_items_and_terrain():
     sim, builder = make((5, 1), {ASH: Position(2, 0), BIRCH: Position(2, 0),
                                  CEDAR: Position(1, 0)})
     world = sim.world
@@ -229,7 +259,27 @@ def test_self_shows_over_agents_over_signs_over_placed_items_over_terrain():
                                     quantity=2))
     world.add_object(PlacedItem("p3", Position(3, 0), ASH, 0, item=Item("i", "carved_bowl")))
     grid = builder.build(ASH, 0).grid_view
-    assert [cell_at(grid, i, 0) for i in range(5)] == ["📜", "👤", "@", "✨", "·"]
+    assert [cell_at(grid, i, 0) for i in range(5)] == ["📜", "B", "@", "✨", "·"]
+    assert builder.build(ASH, 0).visible_agents_text == (
+        "A Birch: here with you.\nB Cedar: 1 west, at (1, 0), on grass.")
+    assert grid.split("\n")[-6:] == [  # everything a mark hides is in the key
+        "📜 a sign: here.",
+        "📜 a sign: 1 west, at (1, 0), on grass.",
+        "📜 a sign: 2 west, at (0, 0), on grass.",
+        "✨ a pile of 2 wood: here.",
+        "✨ a carved_bowl: 1 east, at (3, 0), on grass.",
+        "✨ a pile of 2 wood: 2 west, at (0, 0), on grass.",
+    ]
+    marks = (Landmark("spring", "the Spring", "Cold.", Position(3, 0)),)
+    sim, builder = make((5, 1), {ASH: Position(1, 0)}, landmarks=marks)
+    sim.world.name_place(NamedPlace("Ford", Position(3, 0), ASH, 0))
+    sim.world.name_place(NamedPlace("Bend", Position(4, 0), ASH, 0))
+    sim.world.add_object(Sign("s", Position(4, 0), ASH, 0, "a sign"))
+    grid = builder.build(ASH, 0).grid_view
+    assert [cell_at(grid, i, 0) for i in range(5)] == ["·", "@", "·", "1", "b"]
+    assert "1 the Spring (landmark): 2 east, at (3, 0), on grass." in grid
+    assert "a Ford (named place): 2 east, at (3, 0), on grass." in grid
+    assert "b Bend (named place): 3 east, at (4, 0), on grass." in grid
 
 
 @pytest.mark.parametrize("where", [
@@ -237,17 +287,35 @@ def test_self_shows_over_agents_over_signs_over_placed_items_over_terrain():
     Position(5, 0), Position(0, 5), Position(9, 5), Position(5, 9),  # edges
     Position(1, 8), Position(5, 5),
 ])
-def test_the_view_is_clipped_at_the_edges_of_the_map(where):
+def test_the_view_is_clipped_at_the_edges_of_the_map_and_the_edge_is_drawn(where):
     sim, builder = make((10, 10), {ASH: where})
     p = builder.build(ASH, 0)
     xs = range(max(0, where.x - 3), min(10, where.x + 4))
     ys = range(max(0, where.y - 3), min(10, where.y + 4))
     assert [c.position for c in p.cells] == [Position(x, y) for y in ys for x in xs]
-    rows = layout(p.grid_view)
-    assert len(rows) == 2 * len(ys) - 1
+    rows = cell_rows(p.grid_view)
+    assert len(rows) == len(ys)
     assert {len(r) for r in rows} == {2 * len(xs) - 1}
-    assert rows[2 * (where.y - ys[0])][2 * (where.x - xs[0])] == "@ "
+    assert rows[where.y - ys[0]][2 * (where.x - xs[0])] == "@ "
     assert p.grid_view.count("@") == 1
+    lines = map_of(p.grid_view)
+    ends = {"north": where.y < 3, "south": where.y > 6, "west": where.x < 3, "east": where.x > 6}
+    assert (lines[0] == " ".join(["▓▓"] * len(slots(lines[0])[::2]))) == ends["north"]
+    assert (set(lines[-1]) == {"▓", " "}) == ends["south"]
+    inside = [line for line in lines if set(line) - {"▓", " "}]
+    assert len(inside) == len(ys)
+    assert all(line.startswith("▓▓") == ends["west"] for line in inside)
+    assert all(line.endswith("▓▓") == ends["east"] for line in inside)
+    header = p.grid_view.split("\n")[0]
+    assert f"columns x {xs[0]} to {xs[-1]} from west to east" in header
+    assert f"rows y {ys[0]} to {ys[-1]} from north to south" in header
+    named = [side for side in ("north", "east", "south", "west") if ends[side]]
+    assert ("world's edge" in header) == bool(named)
+    assert all(side in header for side in named)
+    for side, (dx, dy) in (("north", (0, -1)), ("east", (1, 0)), ("south", (0, 1)),
+                           ("west", (-1, 0))):
+        off = not (0 <= where.x + dx < 10 and 0 <= where.y + dy < 10)
+        assert (f"One step {side}: the world's edge" in p.surroundings_text) == off
 
 
 # ---------------------------------------------------------------------- what is seen
@@ -300,9 +368,12 @@ def test_agents_in_view_nearest_first_then_by_name_with_direction_and_distance()
     ]
     assert [a.is_sleeping for a in p.agents] == [False, True, False]
     assert p.visible_agents_text == (
-        "Elm is here with you. Birch is to the north, 2 cells away (asleep). "
-        "Cedar is to the east, 2 cells away."
+        "A Elm: here with you.\n"
+        "B Birch (asleep): 2 north, at (10, 8), on grass.\n"
+        "C Cedar: 2 east, at (12, 10), on grass."
     )
+    assert "Birch" not in p.grid_view and "Birch" not in p.surroundings_text  # said once
+    assert "B" in map_of(p.grid_view)[1] and "C" in map_of(p.grid_view)[3]
 
 
 def test_seeing_someone_records_the_meeting_both_ways():
@@ -318,7 +389,7 @@ def test_seeing_someone_records_the_meeting_both_ways():
 def test_nobody_in_sight():
     sim, builder = make((20, 20), {ASH: Position(2, 2), BIRCH: Position(6, 2)})
     p = builder.build(ASH, 0)
-    assert p.agents == () and p.visible_agents_text == "Nobody is in sight."
+    assert p.agents == () and p.visible_agents_text == "Nobody else is in sight."
 
 
 def test_night_shortens_the_view():
@@ -332,7 +403,8 @@ def test_night_shortens_the_view():
     assert (night.vision_radius, len(night.cells), night.is_night) == (2, 25, True)
     assert [a.name for a in night.agents] == [CEDAR]
     assert night.time_text == "day 1, 22:00 (night)"
-    assert len(night.grid_view.split("\n")) == 9
+    assert len(map_of(night.grid_view)) == 5
+    assert "by night you see 2 cells each way" in night.grid_view
 
 
 def test_objects_in_view_with_labels_nearest_first():
@@ -347,8 +419,11 @@ def test_objects_in_view_with_labels_nearest_first():
         ("sign", "", E, 1), ("placed_item", "3 wood", N, 2),
         ("placed_item", "carved_bowl", W, 3),
     ]
-    assert "a pile of 3 wood 2 cells to the north" in p.narrative
-    assert "a sign just to the east" in p.narrative
+    assert p.grid_view.split("\n")[-3:] == [
+        "📜 a sign: 1 east, at (11, 10), on grass.",
+        "✨ a pile of 3 wood: 2 north, at (10, 8), on grass.",
+        "✨ a carved_bowl: 1 south, 2 west, at (8, 11), on grass.",
+    ]
 
 
 def test_landmarks_in_view_and_on_the_horizon_nearest_first():
@@ -363,13 +438,13 @@ def test_landmarks_in_view_and_on_the_horizon_nearest_first():
     assert [(m.name, m.direction, m.distance) for m in p.landmarks] == [
         ("the Spring", E, 2), ("the Old Tree", S, 30),
     ]  # the Standing Stone is 41 cells east: past the horizon of 40
-    assert "You can see the Spring 2 cells to the east" in p.narrative
-    assert "farther off, the Old Tree, 30 cells to the south" in p.narrative
+    assert "1 the Spring (landmark): 2 east, at (12, 10), on grass." in p.grid_view
+    assert p.surroundings_text.endswith(
+        "Landmarks beyond your view: the Old Tree, 30 south, at (10, 40).")
     alone = make((80, 80), {ASH: Position(10, 20)}, landmarks=marks)[1].build(ASH, 0)
-    assert alone.narrative.endswith(
-        "Farther off you can make out the Spring, 12 cells to the north and the Old Tree, "
-        "20 cells to the south."
-    )
+    assert alone.surroundings_text.endswith(
+        "Landmarks beyond your view: the Spring, 10 north, 2 east, at (12, 10); "
+        "the Old Tree, 20 south, at (10, 40).")
     near = make((80, 80), {ASH: Position(10, 10)}, landmarks=marks, horizon=0)[1]
     assert [m.name for m in near.build(ASH, 0).landmarks] == ["the Spring"]
 
@@ -455,11 +530,13 @@ def test_standing_on_shelter_place_time_and_weather():
     p = builder.build(ASH, 0)
     assert (p.standing_on, p.inside_structure, p.weather) == (Terrain.SAND, True, Weather.RAINY)
     assert (p.time_text, p.period) == ("day 1, 08:00 (morning)", "morning")
-    assert p.narrative.startswith(
-        "You stand on sand, at Ash Corner, inside a shelter called the Hut; "
-        "clay can be gathered here."
-    )
-    assert "the place called Far Field 2 cells to the south" in p.narrative
+    assert p.narrative == ("Clay can be gathered here. You are inside a shelter called the "
+                           "Hut. This place is called Ash Corner.")
+    assert "You are at (4, 4), standing on sand." in p.as_text()
+    assert [(q.name, q.direction, q.distance) for q in p.places] == [
+        ("Ash Corner", Direction.DOWN, 0), ("Far Field", S, 2)]
+    assert "a Ash Corner (named place): here." in p.grid_view
+    assert "b Far Field (named place): 2 south, at (4, 6), on grass." in p.grid_view
     assert not make((9, 9), {ASH: Position(1, 1)})[1].build(ASH, 0).inside_structure
 
 
@@ -473,7 +550,9 @@ def test_an_invitation_then_the_turns_not_yet_seen():
     p = builder.build(BIRCH, 0)
     assert p.pending_invitation_from == ASH
     assert p.invitation_text == (
-        "Ash invites you to a public conversation; accept or decline (it lapses in 2 ticks)."
+        "Ash invites you to talk. Accepting (accept_invite) would start a public "
+        "conversation between you and Ash; or decline it (decline_invite). It lapses in 2 "
+        "ticks."
     )
     assert "lapses after this tick" in builder.build(BIRCH, 1).invitation_text
     assert builder.build(ASH, 0).invitation_text is None
@@ -514,9 +593,33 @@ def test_an_invitation_into_a_running_conversation_names_who_is_in_it():
     talk.accept_invite(BIRCH, 0)
     talk.create_invite(ASH, CEDAR, None, 0)
     assert builder.build(CEDAR, 0).invitation_text == (
-        "Ash invites you to join their private conversation with Birch; "
-        "accept or decline (it lapses in 2 ticks)."
+        "Ash invites you to talk. Accepting (accept_invite) would join Ash's private "
+        "conversation, with Ash and Birch in it; or decline it (decline_invite). It lapses "
+        "in 2 ticks."
     )
+
+
+def test_an_invitation_that_accepting_would_fail_says_why_and_that_declining_is_left():
+    sim, builder = make((20, 20), {ASH: Position(5, 5), BIRCH: Position(6, 5),
+                                   CEDAR: Position(5, 6), DUSK: Position(6, 6)})
+    talk = sim.conversations
+    talk.create_invite(ASH, CEDAR, "public", 0)
+    talk.create_invite(BIRCH, ASH, "private", 0)  # Ash now has a private talk
+    talk.accept_invite(ASH, 0)
+    text = builder.build(CEDAR, 0).invitation_text
+    assert text == (
+        "Ash invited you to a public conversation, but accepting would fail now: Ash has "
+        "since begun a private conversation, and this invitation was to a public one. You "
+        "may decline it (decline_invite). It lapses in 2 ticks."
+    )
+    with pytest.raises(ConversationError, match="has since begun a private conversation"):
+        talk.accept_invite(CEDAR, 0)  # the engine agrees: it would fail
+    talk.create_invite(BIRCH, DUSK, None, 0)  # into Ash and Birch's talk, which then ends
+    talk.leave_conversation(ASH, 0)
+    text = builder.build(DUSK, 0).invitation_text
+    assert "accepting would fail now: the conversation Birch invited you to has ended" in text
+    with pytest.raises(ConversationError, match="has ended"):
+        talk.accept_invite(DUSK, 0)
 
 
 def test_not_talking_means_no_conversation_text():
@@ -540,9 +643,12 @@ def test_without_text_the_structure_is_the_same_and_the_prose_is_empty():
     sim.conversations.create_invite(BIRCH, ASH, "public", 0)
     fast = builder.build(ASH, 0, text=False)
     full = builder.build(ASH, 0)
-    assert (fast.grid_view, fast.narrative, fast.visible_agents_text) == ("", "", "")
+    assert (fast.grid_view, fast.narrative, fast.visible_agents_text,
+            fast.surroundings_text) == ("", "", "", "")
     assert full.grid_view and full.narrative and full.visible_agents_text
-    assert fast == dataclasses.replace(full, grid_view="", narrative="", visible_agents_text="")
+    assert full.surroundings_text
+    assert fast == dataclasses.replace(full, grid_view="", narrative="", visible_agents_text="",
+                                       surroundings_text="")
     assert fast.inventory_text == "You carry: wood (2)."
     assert fast.invitation_text is not None
 
@@ -550,40 +656,62 @@ def test_without_text_the_structure_is_the_same_and_the_prose_is_empty():
 # ---------------------------------------------------------------------- narrative
 
 
-def test_the_narrative_is_two_to_four_sentences_from_the_features_alone():
-    bare = narrate([Feature("ground", "grass")])
-    assert bare == "You stand on grass. Grass stretches all around."
-    full = narrate([
-        Feature("ground", "grass"), Feature("gatherable", "grass"),
-        Feature("terrain", "forest", N, 2), Feature("terrain", "water", W, 3),
-        Feature("object", "a sign", E, 1), Feature("agent", "Birch", S, 2, "asleep"),
-        Feature("landmark", "the Spring", E, 3), Feature("horizon", "the Old Tree", N, 25),
-    ])
-    assert full == (
-        "You stand on grass; grass can be gathered here. "
-        "Around you: forest 2 cells to the north and water 3 cells to the west. "
-        "Nearby you see a sign just to the east and Birch (asleep) 2 cells to the south. "
-        "You can see the Spring 3 cells to the east; farther off, the Old Tree, "
-        "25 cells to the north."
-    )
+def test_the_narrative_says_what_is_special_underfoot_from_the_features_alone():
+    assert narrate([]) == ""
+    assert narrate([Feature("gatherable", "grass")]) == "Grass can be gathered here."
+    assert narrate([
+        Feature("gatherable", "clay"), Feature("shelter", "the Hut"),
+        Feature("place", "Ash Corner"), Feature("place", "the Ford"),
+    ]) == ("Clay can be gathered here. You are inside a shelter called the Hut. "
+           "This place is called Ash Corner and the Ford.")
+    assert narrate([Feature("shelter", "")]) == "You are inside a shelter."
 
 
-def test_long_lists_are_cut_short():
-    many = [Feature("object", f"a sign {i}", E, i + 1) for i in range(6)]
-    text = narrate([Feature("ground", "sand"), *many])
-    assert "a sign 3 4 cells to the east and 2 more." in text
-    assert "a sign 4" not in text
+def test_every_landmark_within_the_horizon_is_named_with_its_offset():
+    marks = tuple(Landmark("spring", f"Spring {i}", "Cold.", Position(10 + 3 * i, 30))
+                  for i in range(9))
+    sim, builder = make((60, 60), {ASH: Position(10, 10)}, landmarks=marks)
+    text = builder.build(ASH, 0).surroundings_text
+    beyond = text.split("Landmarks beyond your view: ")[1]
+    assert beyond == "; ".join(
+        f"Spring {i}, 20 south{f', {3 * i} east' if i else ''}, at ({10 + 3 * i}, 30)"
+        for i in range(9)) + "."
+    assert "more" not in text
 
 
-def test_the_narrative_names_terrain_where_most_of_it_lies():
+def test_the_nearest_patch_of_each_ground_is_named_with_its_exact_offset():
     codes = np.full((9, 9), GRASS, np.uint8)
     codes[0:3, :] = TERRAIN_CODE[Terrain.WATER]  # a lake along the north
     codes[4, 5] = TERRAIN_CODE[Terrain.WATER]  # and one pool, nearer, to the east
     codes[5, 6] = TERRAIN_CODE[Terrain.FOREST]
     sim, builder = make((9, 9), {ASH: Position(4, 4)}, codes=codes)
-    text = builder.build(ASH, 0).narrative
-    assert "water 2 cells to the north" in text  # where most of it is, not the pool
-    assert "forest 3 cells to the east" in text
+    text = builder.build(ASH, 0).surroundings_text
+    assert ("Nearest of each ground in view: water 1 east, at (5, 4); "
+            "forest 1 south, 2 east, at (6, 5).") in text
+
+
+def test_a_line_for_each_step_around_says_the_ground_and_whether_one_can_step_there():
+    codes = np.full((5, 5), GRASS, np.uint8)
+    codes[1, 2] = TERRAIN_CODE[Terrain.WATER]  # north
+    codes[2, 3] = TERRAIN_CODE[Terrain.WATER]  # east
+    codes[3, 2] = TERRAIN_CODE[Terrain.FOREST]  # south
+    sim, builder = make((5, 5), {ASH: Position(2, 2)}, codes=codes)
+    world = sim.world
+    world.place_wall(Position(2, 2), E)
+    world.place_door(Position(2, 2), E)
+    world.place_wall(Position(2, 2), S)
+    world.place_wall(Position(2, 2), W)
+    world.place_door(Position(2, 2), W)
+    assert builder.build(ASH, 0).surroundings_text.split("\n")[:4] == [
+        "One step north, (2, 1): water; it cannot be entered.",
+        "One step east, (3, 2): water; a door in a wall leads there, but the cell cannot be "
+        "entered.",
+        "One step south, (2, 3): forest; a wall without a door stands in the way.",
+        "One step west, (1, 2): grass; through a door in a wall, you can step there.",
+    ]
+    for way in (N, E, S):
+        assert sim.agents.step_blocker(Position(2, 2), way) is not None
+    assert sim.agents.step_blocker(Position(2, 2), W) is None
 
 
 # ---------------------------------------------------------------------- nothing kept goes stale
@@ -662,12 +790,12 @@ def test_objects_placed_changed_and_taken_in_view_are_seen_at_once():
 def test_walls_and_named_places_in_view_are_seen_at_once():
     sim, builder = make((20, 20), {ASH: Position(10, 10)})
     first = builder.build(ASH, 0)
-    assert "│" not in first.grid_view and "place called" not in first.narrative
+    assert "│" not in first.grid_view and "Flat Rock" not in first.grid_view
     sim.world.place_wall(Position(10, 10), E)
     sim.world.name_place(NamedPlace("Flat Rock", Position(12, 10), ASH, 0))
     second = builder.build(ASH, 0)
-    assert layout(second.grid_view)[6][7] == "│"
-    assert "the place called Flat Rock 2 cells to the east" in second.narrative
+    assert cell_rows(second.grid_view)[3][7] == "│"
+    assert "a Flat Rock (named place): 2 east, at (12, 10), on grass." in second.grid_view
 
 
 def test_a_builder_that_has_kept_everything_agrees_with_a_new_one():

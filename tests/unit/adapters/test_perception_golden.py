@@ -1,10 +1,11 @@
 """PerceptionBuilder's output pinned byte for byte on a fixed, busy scenario.
 
-The expected values in `data/perception_golden.json` were written by the builder as
-it was before its cell store was reworked for speed, so any rework must give every
-agent exactly what it gave (text and structure, through the shared cell store and
-through the sliding window of a world too big to keep). To write the file afresh
-after a deliberate change of output:
+The expected values in `data/perception_golden.json` were first written by the builder
+as it was before its cell store was reworked for speed, and written afresh when the
+text became lossless (issue 27: the map's key, the steps around, exact offsets), so
+any rework must give every agent exactly what it gave (text and structure, through
+the shared cell store and through the sliding window of a world too big to keep). To
+write the file afresh after a deliberate change of output:
 
     python -m tests.unit.adapters.test_perception_golden --write
 """

@@ -607,3 +607,95 @@ def test_random_commands_never_break_the_invariants(rnd, steps: int) -> None:
         assert len(talkers) == len(set(talkers)), done
         for inv in svc.pending_invitations():
             assert inv.status is InvitationStatus.PENDING
+
+
+# --- no word lost: speaking, then leaving (issue 27) -----------------------------------
+
+
+def test_the_last_words_and_the_end_reach_the_one_left_behind(
+    svc: ConversationService, agents: AgentService
+) -> None:
+    conv = talking(svc, ASH, BIRCH, "private", tick=3)
+    agents.set_last_active(BIRCH, 3)  # Birch's turn this tick is over
+    svc.add_turn(ASH, "I must go. Farewell!", 4)
+    svc.leave_conversation(ASH, 4)
+
+    assert not svc.is_talking(BIRCH) and svc.has_farewell(BIRCH)
+    told = svc.get_conversation_context(BIRCH)
+    assert told.ended and told.left == (ASH,) and told.participants == () and told.others == ()
+    assert [t.message for t in told.unseen_turns] == ["I must go. Farewell!"]
+    assert told.conversation is not None and told.conversation.id == conv.id
+    assert told.conversation.ended_tick == 4
+    assert not svc.has_farewell(ASH) and not svc.get_conversation_context(ASH).ended
+    assert not svc.has_farewell(CEDAR)  # never in it: told nothing
+    assert svc.check_invariants() == []
+
+    agents.set_last_active(BIRCH, 4)  # Birch's next turn came and went: told once
+    assert not svc.has_farewell(BIRCH)
+    assert svc.get_conversation_context(BIRCH) == ConversationContext(BIRCH, None, (), (), None)
+
+
+def test_a_farewell_holds_only_what_was_not_yet_heard(
+    svc: ConversationService, agents: AgentService
+) -> None:
+    talking(svc, ASH, BIRCH, tick=1)
+    svc.add_turn(ASH, "one", 1)
+    svc.add_turn(BIRCH, "two", 1)  # Birch has heard "one"
+    svc.leave_conversation(ASH, 2)  # leaving without a word
+    told = svc.get_conversation_context(BIRCH)
+    assert told.ended and told.unseen_turns == () and told.left == (ASH,)
+    # In a new conversation, the farewell comes first until Birch's turn is over.
+    svc.create_invite(CEDAR, BIRCH, None, 3)
+    svc.accept_invite(BIRCH, 3)
+    now = svc.get_conversation_context(BIRCH)
+    assert not now.ended and now.left == () and now.earlier == told
+    svc.agents.set_last_active(BIRCH, 3)
+    assert svc.get_conversation_context(BIRCH).earlier is None
+
+
+def test_those_who_remain_hear_the_last_words_then_who_left(svc: ConversationService) -> None:
+    conv = talking(svc, ASH, BIRCH, tick=1)
+    svc.join_conversation(CEDAR, ASH, 1)
+    svc.add_turn(BIRCH, "hello all", 2)
+    svc.add_turn(ASH, "bye now", 2)
+    after, ended = svc.leave_conversation(ASH, 2)
+    assert not ended
+    for name in (BIRCH, CEDAR):
+        context = svc.get_conversation_context(name)
+        assert context.left == (ASH,) and not context.ended
+        assert context.unseen_turns[-1].message == "bye now"
+    svc.add_turn(BIRCH, "so long", 3)  # Birch spoke after: the leaving is behind it
+    assert svc.get_conversation_context(BIRCH).left == ()
+    assert svc.get_conversation_context(CEDAR).left == (ASH,)
+    # Whoever comes in later is not told of a leaving before its time.
+    svc.join_conversation(ASH, BIRCH, 4)
+    assert svc.get_conversation_context(ASH).left == ()
+    assert [m.name for m in after.members] == [ASH, BIRCH, CEDAR] and conv.id == after.id
+
+
+def test_members_record_everyone_who_was_ever_in_it(svc: ConversationService) -> None:
+    talking(svc, ASH, BIRCH, tick=1)
+    svc.join_conversation(CEDAR, ASH, 2)
+    svc.leave_conversation(CEDAR, 2)  # in and out within one tick
+    svc.leave_conversation(ASH, 3)
+    conv = svc.get_conversation("c1")
+    assert conv is not None and conv.ended_tick == 3
+    assert {m.name: (m.joined_tick, m.left_tick) for m in conv.members} == {
+        ASH: (1, 3), BIRCH: (1, None), CEDAR: (2, 2)}
+
+
+def test_a_farewell_is_still_told_when_an_old_invitation_starts_a_new_talk(
+    svc: ConversationService,
+) -> None:
+    svc.create_invite(ASH, CEDAR, "public", 1)  # Ash asks Cedar while free ...
+    talking(svc, BIRCH, ASH, tick=1)  # ... then talks with Birch
+    svc.add_turn(BIRCH, "Goodbye, Ash.", 2)
+    svc.leave_conversation(BIRCH, 2)
+    svc.accept_invite(CEDAR, 2)  # before Ash's next turn, Cedar says yes
+    context = svc.get_conversation_context(ASH)
+    assert context.others == (CEDAR,) and not context.ended
+    earlier = context.earlier
+    assert earlier is not None and earlier.ended and earlier.left == (BIRCH,)
+    assert [t.message for t in earlier.unseen_turns] == ["Goodbye, Ash."]
+    svc.agents.set_last_active(ASH, 2)
+    assert svc.get_conversation_context(ASH).earlier is None

@@ -50,6 +50,7 @@ from core.terrain import Weather
 from core.types import AgentName, Direction, Position
 from services.narrator import (
     COLOUR,
+    COLOUR_OPENINGS,
     FAILURE,
     PERIODS,
     SUCCESS,
@@ -72,7 +73,13 @@ from tests.unit.services.actions.conftest import (
 )
 
 N = Direction.NORTH
-NARRATOR = TemplateNarrator()
+
+
+def tell(result: ActionResult, context: NarrationContext) -> str:
+    """A turn's first narration (a fresh narrator colours its first result of a tick)."""
+    return TemplateNarrator().narrate_now(result, context)
+
+
 ROOT = Path(__file__).resolve().parents[3]
 TALK = [(ASH, InviteAction(BIRCH)), (BIRCH, AcceptInviteAction())]
 
@@ -177,7 +184,7 @@ def test_rich_clauses_name_fields_the_handlers_really_give():
 def test_a_real_success_is_told_with_its_whole_message(name):
     result = real_success(name)
     for context in every_context(name):
-        text = NARRATOR.narrate_now(result, context)
+        text = tell(result, context)
         assert result.message in text
         assert framing(text, context) in clauses(SUCCESS[name], result.data), text
         assert text.endswith(".") and "\n" not in text
@@ -187,25 +194,25 @@ def test_a_real_success_is_told_with_its_whole_message(name):
 
 def test_data_fields_shape_the_framing_when_present():
     result = real_success("gather")  # grass, from the grass under Ash
-    texts = {NARRATOR.narrate_now(result, ctx(tick=t)) for t in range(40)}
+    texts = {tell(result, ctx(tick=t)) for t in range(40)}
     rich = {c.format_map(result.data) for c in SUCCESS["gather"].rich}
     assert any(clause in text for text in texts for clause in rich)
 
 
 def test_a_missing_field_falls_back_to_a_plain_framing():
     bare = ActionResult.ok("you gather 1 wood from the forest")
-    texts = {NARRATOR.narrate_now(bare, ctx(tick=t)) for t in range(40)}
+    texts = {tell(bare, ctx(tick=t)) for t in range(40)}
     assert all(any(p in text for p in SUCCESS["gather"].plain) for text in texts)
     no_material = ActionResult.ok("you raise a wall of nothing on the north side", (),
                                   {"material": None, "structure": False})
-    text = NARRATOR.narrate_now(no_material, ctx("place_wall"))
+    text = tell(no_material, ctx("place_wall"))
     assert "None" not in text
     assert any(p in text for p in SUCCESS["place_wall"].plain)
 
 
 def test_an_unknown_tool_still_gets_a_narration():
     result = ActionResult.ok("it happened")
-    assert NARRATOR.narrate_now(result, ctx("fly")).endswith("it happened.")
+    assert tell(result, ctx("fly")).endswith("it happened.")
 
 
 # ------------------------------------------------------------------ failures
@@ -247,7 +254,7 @@ def test_a_real_failure_is_framed_by_its_reason(setup, reason):
     result = setup(make_sim())
     assert result.reason is reason
     for context in every_context("whatever"):
-        text = NARRATOR.narrate_now(result, context)
+        text = tell(result, context)
         assert result.message in text
         assert framing(text, context) in FAILURE[reason].plain, text
 
@@ -256,7 +263,7 @@ async def test_a_malformed_tool_call_is_narrated_as_bad_input():
     sim = make_sim()
     result = await sim.engine.execute_tool(ASH, "walk", {"direction": "up"}, 0)
     assert result.reason is FailureReason.BAD_INPUT
-    text = NARRATOR.narrate_now(result, ctx("walk"))
+    text = tell(result, ctx("walk"))
     assert result.message in text
     assert any(p in text for p in FAILURE[FailureReason.BAD_INPUT].plain)
 
@@ -264,7 +271,7 @@ async def test_a_malformed_tool_call_is_narrated_as_bad_input():
 @pytest.mark.parametrize("reason", list(FailureReason))
 def test_every_reason_frames_its_message(reason):
     result = ActionResult.fail("it could not be done; try something else", reason=reason)
-    text = NARRATOR.narrate_now(result, ctx())
+    text = tell(result, ctx())
     assert text.endswith("it could not be done; try something else.")
     assert any(p in text for p in FAILURE[reason].plain)
 
@@ -287,7 +294,7 @@ def test_a_sign_is_quoted_verbatim_and_cannot_break_the_framing():
     for name, result in (("write_sign", written), ("read_sign", read)):
         assert result.data["text"] == TRICKY
         assert TRICKY not in result.message  # repr escaped the quotes and the backslash
-        text = NARRATOR.narrate_now(result, ctx(name, weather=Weather.FOGGY))
+        text = tell(result, ctx(name, weather=Weather.FOGGY))
         assert text.count(TRICKY) == 1
         assert text.endswith(f"“{TRICKY}”.")
         assert result.message in text
@@ -298,7 +305,7 @@ def test_a_sign_is_quoted_verbatim_and_cannot_break_the_framing():
 def test_a_plain_sign_is_not_repeated():
     sim = make_sim()
     result = succeeds(sim, ASH, WriteSignAction("Fresh water east"))
-    text = NARRATOR.narrate_now(result, ctx("write_sign"))
+    text = tell(result, ctx("write_sign"))
     assert text.count("Fresh water east") == 1
 
 
@@ -306,7 +313,7 @@ def test_a_place_name_is_kept_verbatim():
     sim = make_sim()
     name = "Jo's \"Nook\""
     result = succeeds(sim, ASH, NamePlaceAction(name))
-    text = NARRATOR.narrate_now(result, ctx("name_place"))
+    text = tell(result, ctx("name_place"))
     assert name in text and result.message in text
 
 
@@ -315,7 +322,7 @@ def test_speech_over_several_lines_stays_one_line():
     for actor, step in TALK:
         succeeds(sim, actor, step)
     result = succeeds(sim, ASH, SpeakAction("first line\nsecond {line}"))
-    text = NARRATOR.narrate_now(result, ctx("speak"))
+    text = tell(result, ctx("speak"))
     assert result.message in text and "\n" not in text and "{line}" in text
 
 
@@ -324,7 +331,7 @@ def test_speech_over_several_lines_stays_one_line():
 
 def test_colour_differs_by_period_and_weather():
     result = real_success("walk")
-    texts = {NARRATOR.narrate_now(result, ctx("walk", period=p, weather=w))
+    texts = {tell(result, ctx("walk", period=p, weather=w))
              for p in PERIODS for w in Weather}
     assert len(texts) == len(PERIODS) * len(Weather)
 
@@ -333,13 +340,13 @@ def test_rain_is_mentioned_outdoors_and_never_indoors():
     result = real_success("gather")
     for tick in range(20):
         for period in PERIODS:
-            wet = NARRATOR.narrate_now(result, ctx(tick=tick, period=period,
+            wet = tell(result, ctx(tick=tick, period=period,
                                                   weather=Weather.RAINY))
-            dry = NARRATOR.narrate_now(result, ctx(tick=tick, period=period,
+            dry = tell(result, ctx(tick=tick, period=period,
                                                   weather=Weather.RAINY, indoors=True))
             assert "rain" in wet.lower()
             assert "rain" not in dry.lower()
-            assert dry == NARRATOR.narrate_now(
+            assert dry == tell(
                 result, ctx(tick=tick, period=period, weather=Weather.CLEAR, indoors=True))
 
 
@@ -347,7 +354,7 @@ def test_night_is_told_as_night():
     result = real_success("walk")
     for weather in Weather:
         for tick in range(10):
-            text = NARRATOR.narrate_now(result, ctx("walk", tick=tick, period="night",
+            text = tell(result, ctx("walk", tick=tick, period="night",
                                                    weather=weather))
             assert any(word in text.lower() for word in ("night", "dark", "star"))
 
@@ -357,14 +364,14 @@ def test_night_is_told_as_night():
 
 def test_the_same_moment_reads_the_same():
     result = real_success("gather")
-    assert NARRATOR.narrate_now(result, ctx(tick=9)) == TemplateNarrator().narrate_now(
+    assert tell(result, ctx(tick=9)) == TemplateNarrator().narrate_now(
         result, ctx(tick=9))
 
 
 def test_variants_change_with_agent_tick_and_action():
     result = real_success("gather")
-    by_tick = {NARRATOR.narrate_now(result, ctx(tick=t)) for t in range(30)}
-    by_agent = {NARRATOR.narrate_now(result, ctx(agent=f"A{i}")) for i in range(30)}
+    by_tick = {tell(result, ctx(tick=t)) for t in range(30)}
+    by_agent = {tell(result, ctx(agent=f"A{i}")) for i in range(30)}
     assert len(by_tick) > 1 and len(by_agent) > 1
 
 
@@ -426,5 +433,20 @@ def test_frames_refuse_clauses_that_cannot_be_filled():
 async def test_the_async_narration_is_the_template_one():
     narrator: Narrator = TemplateNarrator()
     result = real_success("sleep")
-    assert await narrator.narrate(result, ctx("sleep")) == NARRATOR.narrate_now(
+    assert await narrator.narrate(result, ctx("sleep")) == tell(
         result, ctx("sleep"))
+
+
+def test_the_time_and_weather_colour_only_the_first_result_of_a_turn():
+    narrator = TemplateNarrator()
+    result = real_success("gather")
+    first = narrator.narrate_now(result, ctx(tick=4, weather=Weather.RAINY))
+    rest = [narrator.narrate_now(result, ctx(action, tick=4, weather=Weather.RAINY))
+            for action in ("gather", "walk", "gather")]
+    assert "rain" in first.lower() and first.startswith(COLOUR_OPENINGS)
+    for text in rest:
+        assert not text.startswith(COLOUR_OPENINGS) and "rain" not in text.lower(), text
+        assert text[0].isupper() and result.message in text
+    assert narrator.narrate_now(result, ctx(tick=5)).startswith(COLOUR_OPENINGS)  # next turn
+    other = narrator.narrate_now(result, ctx(tick=5, agent=BIRCH))
+    assert other.startswith(COLOUR_OPENINGS)  # each agent's own turn
