@@ -141,7 +141,7 @@ class ObserverAPI:
             return
         lines: list[FeedLine] = []
         for tick in range(max(0, live_tick - ticks), live_tick):
-            lines += [FeedLine(p.tick, p.agent, p.kind, p.text, p.ok)
+            lines += [FeedLine.from_past(p)
                       for p in self.history.lines(tick)]
         with self._lock:
             self._feed.extendleft(reversed(lines))
@@ -311,8 +311,9 @@ def perception_text(seen: Perception) -> str:
     parts = [f"Tick {seen.tick}, {seen.time_text}, {seen.weather.value}; at ({at.x}, {at.y})"]
     if seen.grid_view:
         parts += ["", seen.grid_view, "", seen.narrative]
-        parts += [t for t in (seen.inventory_text, seen.journey_text, seen.visible_agents_text,
-                              seen.conversation_text, seen.invitation_text) if t]
+        parts += [t for t in (seen.surroundings_text, seen.inventory_text, seen.journey_text,
+                              seen.visible_agents_text, seen.conversation_text,
+                              seen.invitation_text) if t]
         return "\n".join(parts)
     parts.append(f"standing on {seen.standing_on.value}"
                  + (", inside a shelter" if seen.inside_structure else ""))

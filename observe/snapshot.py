@@ -23,7 +23,7 @@ from core.objects import Sign, WorldObject
 from core.places import NamedPlace
 from core.structures import Structure
 from core.types import Position
-from storage.history import NARRATED_EVENTS, happening_text
+from storage.history import NARRATED_EVENTS, PastLine, happening_text
 
 if TYPE_CHECKING:
     from engine.context import TickContext
@@ -47,7 +47,7 @@ class AgentView:
     state: str
     """awake, asleep, journeying or talking."""
     activity: str
-    """What it did last, in one narrated line ("" before it has acted)."""
+    """What it did last, in a few words ("walk north"; "" before it has acted)."""
     agent: Agent
     """The frozen domain value: inventory, journey, known agents."""
     mind: str = "offline"
@@ -63,6 +63,37 @@ class FeedLine:
     """The tool used (walk, speak...) or the happening (weather_changed, agent_woke)."""
     text: str
     ok: bool = True
+    deed: str = ""
+    """What was done, in a few words ("walk north"), for an action; "" otherwise."""
+
+    @classmethod
+    def from_past(cls, line: PastLine) -> FeedLine:
+        """A stored line as the live feed shows it."""
+        deed = deed_words(line.kind, line.args, line.ok) if line.args is not None else ""
+        return cls(line.tick, line.agent, line.kind, line.text, line.ok, deed)
+
+
+DEED_WIDTH = 60
+"""A deed's arguments are cut to about this many characters."""
+
+
+def deed_words(tool: str, args: Mapping[str, object] | None, ok: bool = True) -> str:
+    """What an action did, from its tool and arguments, not its narration (which may
+    open by setting the scene): "walk north", "speak \"hello there\"", "✗ gather wood"."""
+    said: list[str] = []
+    for value in (args or {}).values():
+        if isinstance(value, Mapping) and {"x", "y"} <= value.keys():
+            said.append(f"({value['x']}, {value['y']})")
+        elif isinstance(value, str) and " " in value.strip():
+            said.append(f'"{" ".join(value.split())}"')
+        elif isinstance(value, list | tuple):
+            said.append(", ".join(str(v) for v in value))
+        elif value is not None and value != "":
+            said.append(str(value))
+    words = " ".join([tool.replace("_", " "), *said])
+    if len(words) > DEED_WIDTH:
+        words = words[: DEED_WIDTH - 1] + "…"
+    return words if ok else f"✗ {words}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +240,8 @@ def feed_lines(ctx: TickContext) -> list[FeedLine]:
                                   happening_text(kind, who, data), kind != "gardener_refused"))
     for name, result in ctx.turn_results.items():
         for action in result.actions:
-            lines.append(FeedLine(ctx.tick, name, action.tool, action.narration, action.success))
+            lines.append(FeedLine(ctx.tick, name, action.tool, action.narration, action.success,
+                                  deed_words(action.tool, action.arguments, action.success)))
         if result.error:
             lines.append(FeedLine(ctx.tick, name, "error",
                                   f"{name}'s turn ended early: {result.error}", False))
@@ -240,7 +272,7 @@ class SnapshotMaker:
         TickContext (an observer that only watches reads the lines from the database)."""
         for line in lines:
             if line.agent is not None and line.kind not in _NOT_ACTIONS:
-                self._activity[line.agent] = " ".join(line.text.split())
+                self._activity[line.agent] = line.deed or " ".join(line.text.split())
 
     def make(
         self,
@@ -257,7 +289,8 @@ class SnapshotMaker:
         if ctx is not None:
             for name, result in ctx.turn_results.items():
                 if result.actions:
-                    self._activity[name] = " ".join(result.actions[-1].narration.split())
+                    last = result.actions[-1]
+                    self._activity[name] = deed_words(last.tool, last.arguments, last.success)
         talking = {n for c in sim.conversations.active_conversations() for n in c.participants}
         agents = tuple(
             AgentView(a.name, a.position, agent_state(a, a.name in talking),

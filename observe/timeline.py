@@ -4,8 +4,8 @@
 so it can be tested without a terminal: live (following each new tick) or a stored
 tick in [first_tick, live_tick - 1]. `past_snapshot` turns the live snapshot and a
 `PastTick` from storage/history.py into a snapshot of that tick for the map to draw.
-Only where the agents stood is stored per tick; terrain, walls and objects are
-drawn as they are now.
+Where the agents stood and the weather are known per tick; terrain, walls and
+objects are drawn as they are now.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import dataclasses
 
 from core.clock import time_of_day
 from core.types import Position
-from observe.snapshot import AgentView, WorldSnapshot
+from observe.snapshot import AgentView, FeedLine, WorldSnapshot
 from services.world_service import Clock
 from storage.history import PastTick
 
@@ -112,17 +112,18 @@ def past_snapshot(live: WorldSnapshot, past: PastTick, *, clock: Clock | None = 
                   ) -> WorldSnapshot:
     """The live snapshot with its agents where they stood at the end of `past.tick`.
 
-    Terrain, walls, objects and conversations are the live ones (the past of those is
-    not stored per tick). An agent's activity is its last line of that tick ("" if it
-    did not act then); agents `past` does not know stay where they are. With the
+    The weather is the tick's own (read from its `weather_changed` events). Terrain,
+    walls, objects and conversations are the live ones (the past of those is not
+    stored per tick). An agent's activity is its last action of that tick, in a few
+    words ("" if it did not act then); agents `past` does not know stay where they are. With the
     world's `clock` the time is worded for that tick; without it, "tick N".
     Everything is redrawn (`changed_rows=None`): rows changed since the live one say
     nothing about the tick shown.
     """
     said: dict[str, str] = {}
     for line in past.lines:
-        if line.agent is not None:
-            said[line.agent] = " ".join(line.text.split())
+        if line.agent is not None and line.args is not None:  # an action, not a happening
+            said[line.agent] = FeedLine.from_past(line).deed
     agents = tuple(_moved(view, past.positions.get(view.name), said.get(view.name, ""))
                    for view in live.agents)
     if clock is not None:
@@ -132,9 +133,10 @@ def past_snapshot(live: WorldSnapshot, past: PastTick, *, clock: Clock | None = 
         time_text, period = f"tick {past.tick}", live.period
     # The per-cell indexes must be new dicts: `replace` would otherwise hand the live
     # snapshot's own dicts to __post_init__, which fills them with the past agents.
+    weather = past.weather if past.weather is not None else live.weather
     return dataclasses.replace(
-        live, tick=past.tick, time_text=time_text, period=period, agents=agents,
-        changed_rows=None,
+        live, tick=past.tick, time_text=time_text, period=period, weather=weather,
+        agents=agents, changed_rows=None,
     )
 
 

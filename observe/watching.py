@@ -286,7 +286,7 @@ class StoredLines:
             start, shown = live_tick - self.most, Counter()
         fresh: list[FeedLine] = []
         for tick in range(start, live_tick + 1):
-            stored = [FeedLine(p.tick, p.agent, p.kind, p.text, p.ok)
+            stored = [FeedLine.from_past(p)
                       for p in self.history.lines(tick)]
             left = shown.copy()
             for line in stored:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType, TracebackType
 
+from core.world import WorldState
 from storage.errors import CorruptDatabaseError, NotAWorldError, StorageError, WorldNotFoundError
 
 Cell = tuple[int, int]
@@ -32,6 +33,9 @@ Cell = tuple[int, int]
 NARRATED_EVENTS = ("weather_changed", "agent_woke", "journey_completed", "journey_interrupted",
                    "gardener_intervention", "gardener_refused")
 """The happenings of a tick that the live feed narrates (observe/snapshot.feed_lines)."""
+
+FIRST_WEATHER = WorldState.__dataclass_fields__["weather"].default.value
+"""The weather a world is made with ("clear", WorldState's default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,8 @@ class PastLine:
     """The tool used (walk, speak...), "error", or the happening (weather_changed...)."""
     text: str
     ok: bool = True
+    args: Mapping[str, object] | None = None
+    """The tool's arguments, for an action (None for a happening or an error)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +63,9 @@ class PastTick:
     """The tick's happenings in the order committed, then each turn's actions and
     error. Turns come in agent-name order: the turns table (keyed by tick and agent)
     does not keep the order the turns were taken in."""
+    weather: str | None = None
+    """The weather at the end of `tick`: the last `weather_changed` at or before it, or
+    the weather every world begins with (None from callers that did not read it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +192,32 @@ class HistoryReader:
                                  f"{live_tick}, so the newest stored tick is {live_tick - 1}")
             positions = self._positions(tick, live_tick, live_positions)
             self._cursor = _Cursor(tick, live_tick, positions)
-            return PastTick(tick, MappingProxyType(dict(positions)), self._lines(tick))
+            return PastTick(tick, MappingProxyType(dict(positions)), self._lines(tick),
+                            self._weather(tick))
+
+    def agent_lines(self, agent: str, before: int, limit: int,
+                    spans: tuple[int, ...] = (64, 512)) -> tuple[PastLine, ...]:
+        """The action lines of `agent`'s latest turns that did something, in ticks
+        before `before`, oldest first (at most `limit` turns). The turns table is keyed
+        by tick, not agent, so it looks back over a few ticks first and further only
+        if that found too few (never more than the last of `spans` ticks)."""
+        with self._lock:
+            rows: list[tuple] = []
+            for span in spans:
+                rows = self._query(
+                    "SELECT tick, record FROM turns WHERE tick >= ? AND tick < ? "
+                    "AND agent = ? AND actions > 0 ORDER BY tick DESC LIMIT ?",
+                    (max(0, before - span), before, agent, limit))
+                if len(rows) >= limit or before - span <= 0:
+                    break
+        lines: list[PastLine] = []
+        for tick, record_text in reversed(rows):
+            for action in json.loads(record_text).get("actions", ()):
+                args = action.get("args")
+                lines.append(PastLine(tick, agent, str(action.get("tool", "")),
+                                      str(action.get("text", "")), bool(action.get("ok")),
+                                      args if isinstance(args, dict) else None))
+        return tuple(lines)
 
     # ------------------------------------------------------------------ positions
 
@@ -235,6 +269,17 @@ class HistoryReader:
                 cell = json.loads(data)[end]
                 positions[agent] = (int(cell["x"]), int(cell["y"]))
 
+    def _weather(self, tick: int) -> str:
+        """Every change of weather is a `weather_changed` event; before the first, a
+        world has the weather it was made with. Read backwards from `tick` on the tick
+        index, so it stops at the latest change, a few ticks back as a rule."""
+        rows = self._query(
+            "SELECT data FROM events WHERE tick <= ? AND kind = 'weather_changed' "
+            "ORDER BY tick DESC, seq DESC LIMIT 1", (tick,))
+        if not rows:
+            return FIRST_WEATHER
+        return str(json.loads(rows[0][0])["weather"])
+
     # ------------------------------------------------------------------ lines
 
     def _lines(self, tick: int) -> tuple[PastLine, ...]:
@@ -253,8 +298,10 @@ class HistoryReader:
         ):
             record = json.loads(record_text)
             for action in record.get("actions", ()):
+                args = action.get("args")
                 lines.append(PastLine(tick, agent, str(action.get("tool", "")),
-                                      str(action.get("text", "")), bool(action.get("ok"))))
+                                      str(action.get("text", "")), bool(action.get("ok")),
+                                      args if isinstance(args, dict) else None))
             if record.get("error"):
                 lines.append(PastLine(tick, agent, "error",
                                       f"{agent}'s turn ended early: {record['error']}", False))

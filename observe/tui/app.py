@@ -18,11 +18,15 @@ that this observer only watches.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from rich.text import Text
+from textual._files import generate_datetime_filename
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -34,12 +38,14 @@ from observe.snapshot import FeedLine, WorldSnapshot
 from observe.timeline import Timeline, past_snapshot
 from observe.tui.commands import HearthCommands
 from observe.tui.help import HelpScreen
+from observe.tui.legend import LegendPanel
 from observe.tui.messages import AgentChosen, CellChosen, CentreOn, WorldAdvanced
 from observe.tui.safe_text import clean
+from observe.tui.screenshots import save_svg
 from observe.tui.widgets.agents import AgentList
 from observe.tui.widgets.cellinfo import CellPanel
 from observe.tui.widgets.conversations import ConversationPanel
-from observe.tui.widgets.detail import AgentDetail
+from observe.tui.widgets.detail import RECENT, AgentDetail
 from observe.tui.widgets.feed import EventFeed
 from observe.tui.widgets.grid import GridView
 from observe.tui.widgets.header import HearthHeader
@@ -57,6 +63,12 @@ class PerceptionReady(Message):
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 """The smallest terminal the layout works in."""
+
+NARROW_BELOW = 120
+"""Under this many columns the side panels are narrower, so the grid keeps room."""
+
+SCREENSHOTS = "screenshots"
+"""The folder, beside world.db, that the palette's Screenshot saves into."""
 
 SUMMARY_SECONDS = 0.5
 """How often the agent list, minimap and open tabs catch up with the ticks."""
@@ -80,6 +92,8 @@ class HearthApp(App[int]):
     #main { width: 1fr; height: 1fr; }
     #grid { width: 1fr; height: 1fr; }
     #side { width: 50; height: 1fr; }
+    Screen.narrow #side { width: 40; }
+    #map { height: 1fr; }
     #minimap { height: 13; border: round $primary-darken-2; }
     #side-tabs { height: 1fr; }
     #feed { height: 11; }
@@ -88,6 +102,10 @@ class HearthApp(App[int]):
     Screen.too-small #body { display: none; }
     """
     BINDINGS = [
+        # Help and Quit first: the footer lists keys in this order (after the focused
+        # panel's own) and cuts what does not fit at its end, even at 80 columns.
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
         Binding("space", "toggle_run", "Run/Pause"),
         Binding("t,full_stop", "step", "Step"),
         Binding("plus", "run_ten", "Run 10"),
@@ -101,8 +119,7 @@ class HearthApp(App[int]):
         Binding("right_curly_bracket", "forward_ten", "Forward 10", show=False),
         Binding("end", "live", "Live"),
         Binding("F", "force_turn", "Force turn", show=False),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
+        Binding("i", "toggle_legend", "Legend"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
 
@@ -127,6 +144,8 @@ class HearthApp(App[int]):
         """Ticks taken whose frame has not been painted yet."""
         self._told_watch_only = float("-inf")
         """When the person was last told that this observer only watches."""
+        self._stored_lines: dict[str, tuple[int, list[FeedLine]]] = {}
+        """Per agent: its stored lines before the feed's first tick (that tick, lines)."""
 
     # ------------------------------------------------------------------ layout
 
@@ -137,7 +156,9 @@ class HearthApp(App[int]):
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 yield HearthHeader(id="header")
-                yield GridView(id="grid")
+                with Horizontal(id="map"):
+                    yield GridView(id="grid")
+                    yield LegendPanel(id="legend")
                 yield EventFeed(id="feed")
             with Vertical(id="side"):
                 yield Minimap(id="minimap")
@@ -163,7 +184,7 @@ class HearthApp(App[int]):
             first = self.live.agents[0]
             grid.centre_on(first.position.x, first.position.y)
         self._check_size(self.size.width, self.size.height)
-        self.set_interval(SUMMARY_SECONDS, self._beat)
+        self._beat_timer = self.set_interval(SUMMARY_SECONDS, self._beat)
 
     def _from_engine(self, update: Update) -> None:
         """On the engine thread: hand the tick over and return at once (posting a
@@ -217,6 +238,8 @@ class HearthApp(App[int]):
         Each in a frame of its own: the summaries' column and a tick's column painted
         in one frame would make it the whole screen. So while a tick's frame is still
         to come, the summaries wait for a frame after it."""
+        if not self.is_running:
+            return  # closing: the panels may be gone
         if not self._ticked:
             self._refresh_header()  # paused or idle: the run state and speed change
         self._ticked = False
@@ -282,7 +305,7 @@ class HearthApp(App[int]):
         name = self.selected
         detail = self.query_one(AgentDetail)
         view = self.current.agent(name) if name else None
-        lines = self.api.feed(agent=name, limit=12) if name else []
+        lines = self._recent_lines(name, fetch) if name else []
         spend = self.live.spend_by_agent.get(name, 0.0) if name else 0.0
         if perception is None and not fetch:
             perception = detail.perception_text if view is not None else None
@@ -290,6 +313,28 @@ class HearthApp(App[int]):
         if fetch and name is not None and self.api.runner.is_running:
             future = self.api.perception(name)
             future.add_done_callback(lambda f, who=name: self._perception_ready(who, f))
+
+    def _recent_lines(self, name: str, fetch: bool) -> list[FeedLine]:
+        """The agent's latest lines: those this observer saw, and before them, when
+        they are too few (a world opened again), its stored turns (read when the agent
+        is chosen, then kept: the past does not change)."""
+        lines = self.api.feed(agent=name, limit=RECENT)
+        history = self.api.history
+        if len(lines) >= RECENT or history is None:
+            return lines
+        everyone = self.api.feed(limit=None)
+        start = everyone[0].tick if everyone else self.live.tick
+        kept = self._stored_lines.get(name)
+        if kept is None or kept[0] != start:
+            if not fetch and kept is None:
+                return lines
+            try:
+                stored = [FeedLine.from_past(p) for p in history.agent_lines(name, start, RECENT)]
+            except Exception as exc:  # a damaged or closed file: say so, keep going
+                self.say(f"Could not read {name}'s earlier actions: {exc}", warning=True)
+                stored = []
+            kept = self._stored_lines[name] = (start, stored)
+        return [*kept[1], *lines][-RECENT:]
 
     def _perception_ready(self, name: str, future) -> None:
         try:
@@ -300,8 +345,7 @@ class HearthApp(App[int]):
 
     def on_perception_ready(self, message: PerceptionReady) -> None:
         if self.selected == message.name:
-            self._show_detail(perception=message.text or "(has not had a turn yet)",
-                              fetch=False)
+            self._show_detail(perception=message.text, fetch=False)
 
     # ------------------------------------------------------------------ size
 
@@ -311,6 +355,7 @@ class HearthApp(App[int]):
     def _check_size(self, width: int, height: int) -> None:
         small = width < MIN_WIDTH or height < MIN_HEIGHT
         self.screen.set_class(small, "too-small")
+        self.screen.set_class(width < NARROW_BELOW, "narrow")
         if small:
             self.query_one("#too-small", Static).update(Text(
                 f"The terminal is {width}x{height}; Hearth needs at least "
@@ -393,19 +438,26 @@ class HearthApp(App[int]):
     def action_toggle_ascii(self) -> None:
         grid = self.query_one(GridView)
         grid.set_ascii(not grid.ascii_mode)
+        self.query_one(LegendPanel).show_for(grid.glyphs)
+
+    def action_toggle_legend(self) -> None:
+        """Show or hide, beside the grid, what every symbol on it means."""
+        legend = self.query_one(LegendPanel)
+        legend.show_for(self.query_one(GridView).glyphs)
+        legend.set_class(not legend.shown, "-shown")
 
     def action_force_turn(self) -> None:
         if self.selected is not None and not self.watching_only():
             self.api.force_turn(self.selected)
             self.say(f"{self.selected} acts first in its group next tick.")
 
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen(self._binding_groups()))
-
     def _binding_groups(self) -> Iterable[tuple[str, Iterable[Binding]]]:
         grid = self.query_one(GridView)
         return [("World and time", self.BINDINGS), ("Grid", grid.BINDINGS),
                 ("Agents list", AgentList.BINDINGS)]
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self._binding_groups(), self.query_one(GridView).glyphs))
 
     def say(self, words: str, *, warning: bool = False) -> None:
         """A short notice. Agent names can be anything, so never markup."""
@@ -442,12 +494,46 @@ class HearthApp(App[int]):
             self.say(str(exc), warning=True)
             return
         self._draw(past_snapshot(self.live, past, clock=self.clock))
-        feed.replace([FeedLine(p.tick, p.agent, p.kind, p.text, p.ok) for p in past.lines])
+        feed.replace([FeedLine.from_past(p) for p in past.lines])
 
     # ------------------------------------------------------------------ quitting
 
     async def action_quit(self) -> None:
+        """Let the tick in flight finish (within half of QUIT_WITHIN), then stop: a
+        clean quit leaves no tick begun and half done for the next run to go on with.
+        A slower tick (slow minds) is stopped after its turns in flight, as before, in
+        what is left of QUIT_WITHIN."""
         started = time.monotonic()
-        self.api.stop(QUIT_WITHIN)
+        if not self.api.watch_only and self.api.runner.is_running:
+            self.api.pause()  # taken between ticks: no new tick is begun after this one
+            between = self.api.runner.call(lambda engine: engine.tick)  # answered after it
+            with contextlib.suppress(Exception):  # too slow, or the engine has stopped
+                await asyncio.wait_for(asyncio.wrap_future(between), QUIT_WITHIN / 2)
+        self.api.stop(max(0.1, QUIT_WITHIN - (time.monotonic() - started)))
         self.quit_seconds = time.monotonic() - started
+        self._beat_timer.stop()  # the panels go with the screen: nothing to catch up
         self.exit(0)
+
+    # ------------------------------------------------------------------ screenshots
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's Screenshot: an SVG in the data folder's screenshots/ (made if
+        missing; Textual's default, a downloads folder, need not exist), and a notice
+        that says where it went, or where it could not go and why."""
+        folder = Path(path) if path else self.screenshots_folder()
+        name = filename or generate_datetime_filename(self.title, ".svg", time_format)
+        try:
+            saved = save_svg(self.export_screenshot(), folder, name)
+        except OSError as exc:
+            self.say(f"Could not save a screenshot in {folder}: {exc.strerror or exc}",
+                     warning=True)
+            return None
+        self.say(f"Screenshot saved: {saved}")
+        return str(saved)
+
+    def screenshots_folder(self) -> Path:
+        """screenshots/ beside the world's database (the working folder's without one)."""
+        history = self.api.history
+        base = history.path.parent if history is not None else Path.cwd()
+        return base / SCREENSHOTS

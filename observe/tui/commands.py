@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from observe.tui.safe_text import clean
+from observe.tui.safe_text import clean, short_words
 
 if TYPE_CHECKING:
     from observe.tui.app import HearthApp
@@ -51,7 +51,8 @@ def hearth_commands(app: HearthApp) -> Iterator[PaletteCommand]:
         yield PaletteCommand(f"Go to {name}", f"Move the grid to {name} (not following)",
                              partial(app.go_to_agent, view.name))
     for mark in snapshot.landmarks:
-        yield PaletteCommand(f"Go to landmark {clean(mark.name)}", clean(mark.description)[:80],
+        yield PaletteCommand(f"Go to landmark {clean(mark.name)}",
+                             short_words(clean(mark.description), 80),
                              partial(app.go_to, mark.position.x, mark.position.y))
     for place in snapshot.places:
         yield PaletteCommand(f"Go to place {clean(place.name)}", "A place an agent named",

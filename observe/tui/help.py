@@ -1,5 +1,6 @@
-"""The help screen (?): every key, what the panels show, and what an observer can and
-cannot do. Made from the bindings themselves, so it cannot fall out of step with them.
+"""The help screen (?): every key, what the panels show, what every symbol on the grid
+means (the legend), and what an observer can and cannot do. Made from the bindings
+and the glyph set themselves, so it cannot fall out of step with them.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from observe.tui.glyphs import EMOJI, GlyphSet
+from observe.tui.legend import legend_text
+
 ABOUT = (
     "You are watching Hearth: agents living in a grid world. You can step, run and "
     "pause time, follow an agent, read what was said, and look back at past ticks. "
@@ -23,7 +27,8 @@ ABOUT = (
 )
 
 PANELS = (
-    ("Grid", "the world; the highlighted cell is the cursor (the Cell tab describes it)"),
+    ("Grid", "the world; the highlighted cell is the cursor (the Cell tab describes it); "
+             "click an agent to choose it; i shows the legend beside it"),
     ("Minimap", "the whole world; the box is the grid's view; click to go there"),
     ("Agents", "everyone, with what they are doing; enter shows an agent's detail"),
     ("Agent", "inventory, journey, last perception, recent actions, cost"),
@@ -61,9 +66,11 @@ class HelpScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close help")]
 
-    def __init__(self, groups: Iterable[tuple[str, Iterable[Binding]]]) -> None:
+    def __init__(self, groups: Iterable[tuple[str, Iterable[Binding]]],
+                 glyphs: GlyphSet = EMOJI) -> None:
         super().__init__()
         self._groups = [(title, list(bindings)) for title, bindings in groups]
+        self._glyphs = glyphs
 
     def compose(self) -> ComposeResult:
         panels = Table.grid(padding=(0, 2))
@@ -76,6 +83,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text(ABOUT), id="help-about")
             yield Static(key_table(self._groups, self.app.get_key_display), id="help-keys")
             yield Static(panels, id="help-panels")
+            yield Static(legend_text(self._glyphs), id="help-legend")
             yield Static(Text("ctrl+p opens the command palette (follow, go to, run N "
                               "ticks, themes). Escape closes this screen."))
 

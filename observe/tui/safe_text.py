@@ -61,3 +61,16 @@ def short(text: str, limit: int) -> str:
     """One line of at most `limit` characters, cut with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: max(0, limit - 1)] + "…"
+
+
+def short_words(text: str, limit: int) -> str:
+    """Like `short`, but cut between words where a word boundary is near (never in
+    the middle of one unless a single word fills the line)."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: max(0, limit - 1)]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space].rstrip(" ,;:.-")
+    return cut + "…"

@@ -58,7 +58,7 @@ class AgentList(DirectLines, ScrollView, can_focus=True, inherit_bindings=False)
         Binding("down,j", "cursor_down", "Down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("enter", "choose", "Follow"),
+        Binding("enter", "choose", "Details"),
     ]
 
     COMPONENT_CLASSES = {"agent-list--cursor"}

@@ -72,6 +72,9 @@ def detail_text(view: AgentView | None, lines: Sequence[FeedLine], spend: float,
     text.append("\n\nlast perception", "bold underline")
     if perception is None:
         text.append("\n  not read yet", "dim")
+    elif not perception.strip() and own:
+        text.append("\n  not seen since this world was opened here; its next turn shows it",
+                    "dim")
     elif not perception.strip():
         text.append("\n  none yet (it has not had a turn)", "dim")
     else:

@@ -40,8 +40,9 @@ such room, so there are two views, toggled with `z`:
 the same rectangle on demand.
 
 Input: arrows and h/j/k/l move the cursor, page up/down (and ctrl+page up/down, H/L,
-ctrl+left/right sideways) move it a screenful, a click puts it on the cell clicked;
-every move posts `CellChosen`. The view scrolls to keep the cursor in sight. A cursor
+ctrl+left/right sideways) move it a screenful, a click puts it on the cell clicked
+(and, on an agent, chooses it: `AgentChosen`); every move posts `CellChosen`. A new
+size centres the view on the cursor again. The view scrolls to keep the cursor in sight. A cursor
 moved by the person (keys, click, `move_cursor`, `centre_on`) ends `follow`, which
 otherwise centres on its agent after every `show()`.
 """
@@ -65,7 +66,7 @@ from textual.strip import Strip
 
 from observe.snapshot import WorldSnapshot
 from observe.tui.glyphs import ASCII, EMOJI, GlyphSet, Part
-from observe.tui.messages import CellChosen
+from observe.tui.messages import AgentChosen, CellChosen
 from observe.tui.widgets.lines import DirectLines
 
 
@@ -123,7 +124,7 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         Binding("pagedown", "page(0, 1)", "A screen down", show=False),
         Binding("ctrl+pageup,H,ctrl+left", "page(-1, 0)", "A screen left", show=False),
         Binding("ctrl+pagedown,L,ctrl+right", "page(1, 0)", "A screen right", show=False),
-        Binding("z", "toggle_zoom", "Zoom (world / close)"),
+        Binding("z", "toggle_zoom", "Zoom"),
     ]
 
     @dataclass
@@ -169,6 +170,11 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
     @property
     def highlight(self) -> str | None:
         return self._highlight
+
+    @property
+    def glyphs(self) -> GlyphSet:
+        """The symbols the grid draws with now (emoji or ASCII), for the legend."""
+        return self._glyphs
 
     @property
     def ascii_mode(self) -> bool:
@@ -292,11 +298,16 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         if snap.in_bounds(x, y):
             self._stop_following()
             self._place_cursor(x, y)
+            here = snap.agents_at(x, y)
+            if here:  # a click on an agent chooses it, as a click in the list does
+                self.post_message(AgentChosen(here[0].name))
 
     def on_resize(self, event: events.Resize) -> None:
+        """A new size: the cursor goes back to the middle (a view kept by its top-left
+        corner would leave it in a corner after the window shrinks and grows again)."""
         if self._snapshot is None:
             return
-        self._place_cursor(*self._cursor, centre=self._centre_pending)
+        self._place_cursor(*self._cursor, centre=True)
         self._report_viewport()
 
     # ------------------------------------------------------------------ scrolling

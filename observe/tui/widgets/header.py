@@ -1,6 +1,9 @@
-"""The one-line header: which tick, what time and weather, whether the engine runs.
+"""The header: which tick, what time and weather, whether the engine runs, its speed
+while ticks come, and the spend.
 
-It is rebuilt whole on every snapshot: one short line costs nothing to redo, and a
+One line when the column is wide enough; in a narrow one (an 80x24 terminal) it wraps
+between its parts onto up to three lines, so the run state, speed and spend are never
+cut off the end. It is rebuilt whole on every snapshot: one short line costs nothing to redo, and a
 header that only patched parts of itself could show a tick from one snapshot next to
 the weather of another. When the person is looking at a past tick the line says so
 first, in another colour, so nobody mistakes an old picture for the live world.
@@ -58,6 +61,85 @@ def watch_words(state: RunState) -> tuple[str, str]:
     return f"👁 watching only: {who}", "bold cyan"
 
 
+SEPARATOR = " · "
+
+MAX_LINES = 3
+"""The header wraps, between its parts, onto at most this many lines (a narrow
+terminal); whatever does not fit on the last is cut there with an ellipsis."""
+
+
+def moving(state: RunState) -> bool:
+    """Ticks are coming: only then is there a speed to show (a paused world's last
+    speed is no speed)."""
+    if state.watch_only:
+        return state.running and state.ticks_per_second > 0
+    return (state.running and state.error is None and not state.paused
+            and state.remaining != 0)
+
+
+def past_marker(past_label: str, *, short: bool = False) -> Text:
+    """The mark of a past tick, in the header's front: "◀ PAST: viewing tick 80 of 123
+    — End returns to live", or for a narrow column "◀ PAST: tick 80 of 123 (End: live)"."""
+    style = "bold black on yellow"
+    marker = Text("◀ PAST: ", style, end="")
+    if short:
+        marker.append_text(literal(past_label.removeprefix("viewing "), style))
+        marker.append(" (End: live)", "black on yellow")
+    else:
+        marker.append_text(literal(past_label, style))
+        marker.append(" — End returns to live", "black on yellow")
+    return marker
+
+
+def header_parts(snapshot: WorldSnapshot, state: RunState,
+                 past_label: str | None = None) -> list[Text]:
+    """The header's parts in order: the past marker (when looking back), tick, time,
+    weather, run state, speed (while ticks come) and spend."""
+    parts: list[Text] = []
+    if past_label is not None:
+        parts.append(past_marker(past_label))
+    parts.append(Text(f"t{snapshot.tick}", "bold", end=""))
+    parts.append(literal(snapshot.time_text))
+    symbol = WEATHER_SYMBOLS.get(snapshot.weather, "?")
+    parts.append(literal(f"{symbol} {snapshot.weather}", "cyan"))
+    words, style = run_words(state)
+    parts.append(literal(words, style))
+    if moving(state):
+        parts.append(Text(f"{state.ticks_per_second:.1f} ticks/s", end=""))
+    if not state.watch_only:  # the spend is counted by the process changing the world
+        parts.append(Text(money(snapshot.spend_usd), "bold", end=""))
+    return parts
+
+
+def wrap_parts(parts: list[Text], width: int) -> list[Text]:
+    """The parts joined by separators, wrapped between parts to `width` columns, on at
+    most MAX_LINES lines; a part wider than a line is cut with an ellipsis."""
+    lines: list[Text] = []
+    current: Text | None = None
+    for index, part in enumerate(parts):
+        if current is not None and current.cell_len + len(SEPARATOR) + part.cell_len <= width:
+            current.append(SEPARATOR, "dim")
+            current.append_text(part)
+            continue
+        if current is not None:
+            lines.append(current)
+        current = Text(no_wrap=True, overflow="ellipsis", end="")
+        if len(lines) == MAX_LINES - 1:  # the last line takes the rest, cut
+            rest = parts[index:]
+            for i, more in enumerate(rest):
+                if i:
+                    current.append(SEPARATOR, "dim")
+                current.append_text(more)
+            break
+        current.append_text(part)
+    if current is not None:
+        lines.append(current)
+    for text in lines:
+        if text.cell_len > width:
+            text.truncate(width, overflow="ellipsis")
+    return lines or [Text("")]
+
+
 class HearthHeader(DirectLines, Widget):
     """Tick, time, weather, run state, speed and spend on one line.
 
@@ -69,6 +151,7 @@ class HearthHeader(DirectLines, Widget):
     DEFAULT_CSS = """
     HearthHeader {
         height: 1;
+        max-height: 3;
         width: 1fr;
         background: $panel;
         color: $text;
@@ -82,7 +165,10 @@ class HearthHeader(DirectLines, Widget):
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._line = Text("Hearth")
-        self._strip: Strip | None = None
+        self._parts: list[Text] = [self._line]
+        self._short_marker: Text | None = None
+        self._strips: list[Strip] | None = None
+        self._height = 1
 
     @property
     def line(self) -> Text:
@@ -93,47 +179,63 @@ class HearthHeader(DirectLines, Widget):
              past_label: str | None = None) -> None:
         """Show the live state, or, with `past_label` (like "viewing tick 80 of 123"),
         a past-tick marker in front of it."""
+        parts = header_parts(snapshot, state, past_label)
+        self._short_marker = (past_marker(past_label, short=True)
+                              if past_label is not None else None)
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        if past_label is not None:
-            line.append("◀ PAST: ", "bold black on yellow")
-            line.append_text(literal(past_label, "bold black on yellow"))
-            line.append(" — End returns to live ", "black on yellow")
-            line.append("  ")
-        line.append(f"t{snapshot.tick}", "bold")
-        line.append(" · ", "dim")
-        line.append_text(literal(snapshot.time_text))
-        line.append(" · ", "dim")
-        symbol = WEATHER_SYMBOLS.get(snapshot.weather, "?")
-        line.append_text(literal(f"{symbol} {snapshot.weather}", "cyan"))
-        line.append(" · ", "dim")
-        words, style = run_words(state)
-        line.append_text(literal(words, style))
-        line.append(" · ", "dim")
-        line.append(f"{state.ticks_per_second:.1f} ticks/s")
-        if not state.watch_only:  # the spend is counted by the process changing the world
-            line.append(" · ", "dim")
-            line.append(money(snapshot.spend_usd), "bold")
+        for i, part in enumerate(parts):
+            if i:
+                line.append(SEPARATOR, "dim")
+            line.append_text(part)
         self.set_class(past_label is not None, "-past")
         if line == self._line:
             return  # the header is redrawn every half second: mostly nothing changed
         self._line = line
-        self._strip = None
-        self.refresh()  # one line, always: no layout pass needed
+        self._parts = parts
+        self._strips = None
+        self._fit_height()
+        self.refresh()
+
+    @property
+    def lines(self) -> list[Text]:
+        """The line as shown at the present width, one Text a screen line."""
+        return self._wrapped(self.size.width or 10_000)
+
+    def _wrapped(self, width: int) -> list[Text]:
+        """The parts on lines of `width`: the past marker in its short form when the
+        long one would not fit on a line of its own."""
+        parts = self._parts
+        if self._short_marker is not None and parts and parts[0].cell_len > width:
+            parts = [self._short_marker, *parts[1:]]
+        return wrap_parts(parts, width)
+
+    def on_resize(self) -> None:
+        self._strips = None
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """As many screen lines as the words need at this width (a layout pass only
+        when that number changes, which a tick seldom does)."""
+        width = self.size.width
+        count = len(self._wrapped(width)) if width > 0 else 1
+        if count != self._height:
+            self._height = count
+            self.styles.height = count
 
     def notify_style_update(self) -> None:
-        self._strip = None
+        self._strips = None
         super().notify_style_update()
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         base = self._base_style()
-        if y > 0:
+        strips = self._strips
+        if strips is None or (strips and strips[0].cell_length != width):
+            strips = []
+            for text in self._wrapped(width):
+                strip = Strip(list(text.render(self.app.console)))
+                strips.append(strip.adjust_cell_length(width).apply_style(base))
+            self._strips = strips
+        if y >= len(strips):
             return Strip.blank(width, base)
-        strip = self._strip
-        if strip is None or strip.cell_length != width:
-            text = self._line.copy()
-            text.truncate(width, overflow="ellipsis")
-            strip = Strip(list(text.render(self.app.console)))
-            strip = strip.adjust_cell_length(width).apply_style(base)
-            self._strip = strip
-        return strip
+        return strips[y]

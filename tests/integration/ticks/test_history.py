@@ -17,7 +17,7 @@ import pytest
 
 from core.types import Position
 from engine import EngineRunner, HearthEngine
-from observe.snapshot import feed_lines
+from observe.snapshot import FeedLine, feed_lines
 from storage import Storage
 from storage.errors import NotAWorldError, StorageError, WorldNotFoundError
 from storage.history import NARRATED_EVENTS, HistoryReader, PastLine
@@ -52,14 +52,14 @@ def _near_cell(engine: HearthEngine, name: str, steps: int) -> Position:
     raise AssertionError("no cell that far in the test world")
 
 
-def _expected_lines(ctx) -> tuple[PastLine, ...]:
+def _expected_lines(ctx) -> tuple[FeedLine, ...]:
     """The live feed's lines of a tick, its turns put in agent-name order (the turns
     table does not keep the order turns were taken in; each agent's own lines keep
     theirs)."""
     fed = feed_lines(ctx)
     happenings = [f for f in fed if f.kind in NARRATED_EVENTS]
     turns = sorted((f for f in fed if f.kind not in NARRATED_EVENTS), key=lambda f: f.agent)
-    return tuple(PastLine(f.tick, f.agent, f.kind, f.text, f.ok) for f in happenings + turns)
+    return tuple(happenings + turns)
 
 
 @pytest.fixture
@@ -125,8 +125,9 @@ async def test_lines_are_what_the_feed_narrated_and_what_the_turns_recorded(walk
     engine, _after, lines, traveller = walked
     live = _positions(engine)
     with HistoryReader(engine.storage.db_path) as reader:
-        told = {t: reader.at(t, TICKS, live).lines for t in range(TICKS)}
-    assert told == lines
+        told = {t: tuple(FeedLine.from_past(p) for p in reader.at(t, TICKS, live).lines)
+                for t in range(TICKS)}
+    assert told == lines  # the deeds too ("walk north"), from the stored arguments
     every = [line for t in range(TICKS) for line in told[t]]
     assert any(line.kind == "walk" and line.ok for line in every)
     assert any(line.kind == "error" and not line.ok for line in every)

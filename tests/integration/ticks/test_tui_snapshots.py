@@ -7,6 +7,8 @@ after a deliberate change, review and update them with `--snapshot-update`.
 from __future__ import annotations
 
 import asyncio
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from storage.history import HistoryReader
 
 SEED = 4242
 SIZE = (140, 44)
+SNAPSHOTS = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
 
 
 @pytest.fixture
@@ -52,3 +55,21 @@ def test_main_screen(still_world, snap_compare) -> None:
 
 def test_help_screen(still_world, snap_compare) -> None:
     assert snap_compare(HearthApp(still_world), press=["question_mark"], terminal_size=SIZE)
+
+
+def _svg_text(svg: Path) -> str:
+    """The words of a screenshot SVG, in the order drawn (spaces as spaces)."""
+    words = re.findall(r"<text[^>]*>([^<]*)</text>", svg.read_text(encoding="utf-8"))
+    return html.unescape("".join(words)).replace("\xa0", " ")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_header_run_state_and_footer_help_and_quit(still_world, snap_compare, request,
+                                                   size) -> None:
+    """Issue 29: at the smallest terminal and a large one, the header keeps its run
+    state and spend, and the footer its help and quit keys (both were cut at 80x24)."""
+    assert snap_compare(HearthApp(still_world), terminal_size=size)
+    svg = SNAPSHOTS / f"{request.node.name}.svg"
+    words = _svg_text(svg)
+    for part in ("t0", "paused", "$0.00", "? Help", "q Quit"):
+        assert part in words, (part, svg)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from types import MappingProxyType
 
 import numpy as np
@@ -130,7 +131,8 @@ def _live() -> WorldSnapshot:
 def _past(tick: int = 12) -> PastTick:
     return PastTick(tick, MappingProxyType({"Ash": (2, 3)}), (
         PastLine(tick, None, "weather_changed", "The weather turns clear."),
-        PastLine(tick, "Ash", "walk", "Ash walks\n east.", True),
+        PastLine(tick, "Ash", "walk", "Under a clear sky, Ash walks\n east.", True,
+                 {"direction": "east"}),
     ))
 
 
@@ -146,6 +148,11 @@ def test_agents_stand_where_they_stood_and_the_rest_is_kept() -> None:
     assert then.terrain is live.terrain
     assert then.objects_at(2, 2)[0].text == "Welcome"
     assert then.weather == "rainy" and then.conversations == live.conversations
+
+
+def test_the_weather_is_that_ticks_when_the_history_knows_it() -> None:
+    past = dataclasses.replace(_past(), weather="cloudy")
+    assert past_snapshot(_live(), past).weather == "cloudy"
 
 
 def test_the_live_snapshot_is_left_as_it_was() -> None:
@@ -173,7 +180,7 @@ def test_with_the_clock_the_time_is_that_ticks() -> None:
 
 def test_activity_is_what_the_agent_did_at_that_tick() -> None:
     then = past_snapshot(_live(), _past())
-    assert then.agent("Ash").activity == "Ash walks east."
+    assert then.agent("Ash").activity == "walk east"  # the deed, not the scene-setting
     assert then.agent("Birch").activity == ""  # did nothing that tick
 
 
