@@ -41,7 +41,13 @@ Decisions worth knowing:
   cells gathered bare at this tick are shown bare). Objects and named places come
   from window queries on the world (`objects_in`, `places_in`), a few dictionary
   look-ups when nothing is near; landmarks are indexed in coarse buckets, the clock
-  is worked out once per tick, and the values are made by `fast_constructor`. The
+  is worked out once per tick, and the values are made by `fast_constructor`. Walls
+  and doors between two cells of the window (`Perception.walls`, `.doors`, what the
+  map draws) cost two counts over the window's wall arrays when it holds none (the
+  common case: ~1-2 µs in the bench, more than anything else per build, as the world
+  keeps no wall version or index by region to ask instead); a window with walls has
+  them read out, and last build's tuples given back while the arrays there are the
+  same. The
   text path reuses the structure and draws a window without walls in one join
   (~30-40 µs at radius 3 with the key and the four steps around).
 """
@@ -50,6 +56,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
+
+from numpy import count_nonzero, nonzero
 
 from adapters.perception_cells import CellStore, fast_constructor
 from adapters.perception_text import (
@@ -104,7 +112,7 @@ _PERCEPTION_FIELDS = (
     "grid_view", "narrative", "inventory_text", "journey_text", "visible_agents_text",
     "conversation_text", "invitation_text", "cells", "agents", "landmarks", "objects",
     "inventory", "standing_on", "inside_structure", "on_journey", "in_conversation_with",
-    "pending_invitation_from", "notices", "places", "surroundings_text",
+    "pending_invitation_from", "notices", "places", "surroundings_text", "walls", "doors",
 )
 """The order `build` passes a Perception's values in: checked against the class below."""
 
@@ -127,7 +135,8 @@ class _Seen:
     changed (one record per agent, so a build reads one object for all of it)."""
 
     __slots__ = ("key", "pos", "radius", "window", "cells", "reach", "marks", "landmarks",
-                 "inventory", "pairs", "inventory_text", "talk", "talk_text")
+                 "inventory", "pairs", "inventory_text", "talk", "talk_text", "edges",
+                 "walls", "doors")
 
     def __init__(self) -> None:
         self.key: object = None
@@ -147,6 +156,11 @@ class _Seen:
         self.talk: tuple[object, ...] = ()
         """(conversation, participants, unseen turns) `talk_text` describes."""
         self.talk_text = ""
+        self.edges: bytes | None = None
+        """The window's wall and door arrays, as bytes, when `walls` and `doors` were read
+        from them (None: not read since the window last held no wall)."""
+        self.walls: tuple[tuple[int, int, str], ...] = ()
+        self.doors: tuple[tuple[int, int, str], ...] = ()
 
 
 class PerceptionBuilder:
@@ -267,6 +281,14 @@ class PerceptionBuilder:
 
         named = world.places_in(x0, y0, x1, y1)
         places = _seen_places(pos, named) if named else ()
+        # Walls and doors on the edges between two cells of the window: two counts when
+        # it holds none (the common case; a door stands only in a wall).
+        if (count_nonzero(world.wall_east[y0:y1, x0:x1 - 1])
+                or count_nonzero(world.wall_south[y0:y1 - 1, x0:x1])):
+            walls, doors = _edges(world, seen, x0, y0, x1, y1)
+        else:
+            walls = doors = ()
+            seen.edges = None
 
         grid_view = narrative = visible_agents_text = surroundings = ""
         if text:
@@ -313,6 +335,8 @@ class PerceptionBuilder:
             (),  # notices: the engine adds the Gardener's (engine/stewardship.py)
             places,
             surroundings,  # surroundings_text
+            walls,
+            doors,
         )
 
     # ------------------------------------------------------------------ clock
@@ -448,6 +472,31 @@ class PerceptionBuilder:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _edges(world: WorldService, seen: _Seen, x0: int, y0: int, x1: int, y1: int,
+           ) -> tuple[tuple[tuple[int, int, str], ...], tuple[tuple[int, int, str], ...]]:
+    """(walls without a door, doors) on the edges between two cells of the window, each
+    sorted: last build's tuples again while the window and its edges are the same."""
+    east = world.wall_east[y0:y1, x0:x1 - 1]
+    south = world.wall_south[y0:y1 - 1, x0:x1]
+    east_door = world.door_east[y0:y1, x0:x1 - 1]
+    south_door = world.door_south[y0:y1 - 1, x0:x1]
+    state = (x0.to_bytes(4, "little", signed=True) + y0.to_bytes(4, "little", signed=True)
+             + x1.to_bytes(4, "little") + y1.to_bytes(4, "little") + east.tobytes()
+             + south.tobytes() + east_door.tobytes() + south_door.tobytes())
+    if state == seen.edges:
+        return seen.walls, seen.doors
+    walls: list[tuple[int, int, str]] = []
+    doors: list[tuple[int, int, str]] = []
+    for array, door_array, side in ((east, east_door, "e"), (south, south_door, "s")):
+        ys, xs = nonzero(array)
+        for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
+            (doors if door_array[y, x] else walls).append((x + x0, y + y0, side))
+    walls.sort()
+    doors.sort()
+    seen.edges, seen.walls, seen.doors = state, tuple(walls), tuple(doors)
+    return seen.walls, seen.doors
 
 
 def _seen_places(me: Position, found: Sequence[NamedPlace]) -> tuple[SeenPlace, ...]:

@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from core.terrain import Terrain, Weather
 from core.types import AgentName, Direction, Position
 
+Edge = tuple[int, int, str]
+"""A cell edge as the world keys it: (x, y, "e") lies between (x, y) and (x + 1, y),
+(x, y, "s") between (x, y) and (x, y + 1)."""
+
 
 @dataclass(frozen=True, slots=True)
 class SeenAgent:
@@ -117,6 +121,12 @@ class Perception:
     surroundings_text: str = ""
     """A line for each of the four steps around, the nearest ground of each kind in
     view, and every landmark within the horizon beyond the view, with exact offsets."""
+    walls: tuple[Edge, ...] = ()
+    """Walls without a door on edges between two cells of the view (the map's `│`, `─`),
+    sorted; nobody steps across one. Empty when the view holds none (the common case)."""
+    doors: tuple[Edge, ...] = ()
+    """Walls with a door on edges between two cells of the view (the map's `╎`, `╌╌`),
+    sorted; a step through one is fine."""
 
     @property
     def is_night(self) -> bool:

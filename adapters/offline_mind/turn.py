@@ -101,7 +101,7 @@ from adapters.offline_mind.memory import (
 from adapters.offline_mind.persona import Persona
 from adapters.offline_mind.rng import _GOLDEN, _MASK, _MIX2, TurnRandom
 from adapters.offline_mind.talking import Talking
-from adapters.offline_mind.view import View
+from adapters.offline_mind.view import View, step_blocks
 from adapters.offline_mind.walking import SEARCH_LEGS, Walking
 from adapters.offline_mind.writing import Writing
 from services.mind import ToolCall, ToolOutcome, TurnStart
@@ -206,8 +206,11 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         # Empty and shared until something goes in (`_learn`, `_block`, `_spend` make sets).
         self.refused: set[tuple[str, str]] | frozenset = _NONE
         self.spent: set[Pos] | frozenset = _NONE
+        # Steps it must not take: walls it walked into, and every wall without a door in
+        # view (the perception shows them, as the text's map does).
         self.blocked: set[tuple[int, int, str]] | frozenset = (
-            set(self.walls) if self.walls else _NONE)
+            step_blocks(self.walls, p) if p.walls or p.doors
+            else set(self.walls) if self.walls else _NONE)
         # Answers asked for several times a turn, worked out once; an outcome that may
         # change them (what it carries, where it stands, what it knows) forgets them.
         self._able: dict[str, bool] | None = None

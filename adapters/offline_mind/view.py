@@ -220,6 +220,29 @@ class View:
         return sorted(((str(t), n) for t, n in counts.items()), key=_MOST_FIRST)
 
 
+def step_blocks(remembered: tuple[tuple[int, int, str], ...], perception: Perception,
+                ) -> set[tuple[int, int, str]]:
+    """The steps (x, y, direction) a turn must not take: the walls it remembers walking
+    into (`remembered`), but not through a door in view, and both ways across every wall
+    without a door in view (`perception.walls`, edges keyed as the world keys them)."""
+    blocked = set(remembered)
+    for x, y, side in perception.doors:
+        if side == "e":
+            blocked.discard((x, y, "east"))
+            blocked.discard((x + 1, y, "west"))
+        else:
+            blocked.discard((x, y, "south"))
+            blocked.discard((x, y + 1, "north"))
+    for x, y, side in perception.walls:
+        if side == "e":
+            blocked.add((x, y, "east"))
+            blocked.add((x + 1, y, "west"))
+        else:
+            blocked.add((x, y, "south"))
+            blocked.add((x, y + 1, "north"))
+    return blocked
+
+
 _TERRAIN = attrgetter("terrain")
 
 

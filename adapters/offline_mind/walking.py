@@ -27,6 +27,12 @@ so journeys are hops of HOP_LEAST..HOP_MOST cells, never the whole way:
 A journey that fails (a spot that cannot be stood on, past the world's edge, no
 way there) falls back to a walk in the same turn, so a turn never ends without
 moving when moving was the point.
+
+No step a wall without a door blocks is ever asked for: the turn's `blocked` holds
+both sides of every such wall in view (the perception's `walls`; doors in view let it
+through) besides the walls it walked into, and a walk is cut short before the first
+of them on its way (`_walk`). Walls past the edge of view are still found by walking
+into them.
 """
 
 from __future__ import annotations
@@ -220,7 +226,7 @@ memory and the view of the cells."""
                                 return True
             leg = self._leg_toward(goal[0], goal[1], arrive)
             if leg is not None:
-                return self._walked((yield _walk_call(*leg)))
+                return self._walked((yield self._walk(*leg)))
             # Nothing in view leads nearer: the world knows the way round, if it is not far.
             if far < JOURNEY_FROM or HOP_MOST < far <= JOURNEY_ROUND:
                 args = self._journey_args(goal, place)
@@ -244,7 +250,7 @@ memory and the view of the cells."""
             if direction is None:
                 return False
             x, y = self.x, self.y
-            moved = self._walked((yield _walk_call(direction, min(SEARCH_WALK, left))))
+            moved = self._walked((yield self._walk(direction, min(SEARCH_WALK, left))))
             self.search = (self.search[0], self.search[1] + abs(self.x - x) + abs(self.y - y))
             return moved
         if goal is None:
@@ -261,7 +267,7 @@ memory and the view of the cells."""
         direction = self._step_ahead()
         if direction is None:
             return False
-        return self._walked((yield _walk_call(direction, rng.between(min(2, most), most))))
+        return self._walked((yield self._walk(direction, rng.between(min(2, most), most))))
 
     def _lonely(self) -> bool:
         """A day gone by and nobody talked with yet: by day it walks wherever it goes. A
@@ -328,6 +334,21 @@ memory and the view of the cells."""
             if not seen.is_sleeping:
                 return True
         return False
+
+    def _walk(self, direction: str, steps: int) -> Spec:
+        """A walk of up to `steps` in `direction` (whose first step is open), cut short
+        before the first wall it knows of on the way (one in view, or one it walked into):
+        a step a wall without a door blocks is never asked for."""
+        blocked = self.blocked
+        if blocked and steps > 1:
+            dx, dy = DELTA[direction]
+            x, y = self.x, self.y
+            for taken in range(1, min(steps, WALK_MOST)):
+                x, y = x + dx, y + dy
+                if (x, y, direction) in blocked:
+                    steps = taken
+                    break
+        return _walk_call(direction, steps)
 
     def _open(self, direction: str) -> bool:
         if (self.x, self.y, direction) in self.blocked:

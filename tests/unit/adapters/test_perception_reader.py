@@ -10,6 +10,7 @@ landmarks, named places, by day and by night, at the world's edges and corners.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from collections import Counter
@@ -156,14 +157,7 @@ def differences(sim: Simulation, name: str, horizon: int, seen: Reading) -> list
         ("south", me.y + r >= world.height), ("west", me.x - r < 0)) if out})
     check("terrain", seen.terrain,
           {(x, y): world.terrain_at(Position(x, y)).value for y in ys for x in xs})
-    walls = {}
-    for y in ys:
-        for x in xs:
-            for way, key, inside in ((Direction.EAST, "e", x + 1 in xs),
-                                     (Direction.SOUTH, "s", y + 1 in ys)):
-                if inside and world.has_wall(Position(x, y), way):
-                    walls[(x, y, key)] = "door" if world.has_door(Position(x, y), way) else "wall"
-    check("walls", seen.walls, walls)
+    check("walls", seen.walls, world_edges(sim, name))
     others = {}
     for other in agents.get_all_agents():
         there = other.position
@@ -218,6 +212,41 @@ def differences(sim: Simulation, name: str, horizon: int, seen: Reading) -> list
     return diffs
 
 
+def world_edges(sim: Simulation, name: str) -> dict[tuple[int, int, str], str]:
+    """(x, y, "e" or "s") -> "wall" or "door" for every walled edge between two cells of
+    the agent's window, as the world holds them (asked edge by edge)."""
+    world = sim.world
+    me = sim.agents.require(name).position
+    r = world.vision_radius()
+    xs = range(max(0, me.x - r), min(world.width, me.x + r + 1))
+    ys = range(max(0, me.y - r), min(world.height, me.y + r + 1))
+    walls = {}
+    for y in ys:
+        for x in xs:
+            for way, key, inside in ((Direction.EAST, "e", x + 1 in xs),
+                                     (Direction.SOUTH, "s", y + 1 in ys)):
+                if inside and world.has_wall(Position(x, y), way):
+                    walls[(x, y, key)] = "door" if world.has_door(Position(x, y), way) else "wall"
+    return walls
+
+
+def structured_edges(sim: Simulation, name: str, p) -> list[str]:
+    """Where the structured walls and doors (what the offline mind reads) differ from the
+    world's, or are not sorted tuples."""
+    told = {**{edge: "wall" for edge in p.walls}, **{edge: "door" for edge in p.doors}}
+    diffs = []
+    if len(told) != len(p.walls) + len(p.doors):
+        diffs.append(f"an edge listed twice: {p.walls!r} / {p.doors!r}")
+    if list(p.walls) != sorted(p.walls) or list(p.doors) != sorted(p.doors):
+        diffs.append(f"edges not sorted: {p.walls!r} / {p.doors!r}")
+    if not isinstance(p.walls, tuple) or not isinstance(p.doors, tuple):
+        diffs.append("walls and doors are not tuples")
+    want = world_edges(sim, name)
+    if told != want:
+        diffs.append(f"structured walls/doors: {told!r}, the world has {want!r}")
+    return diffs
+
+
 def same_facts(p, seen: Reading) -> list[str]:
     """Where the structured Perception (what the offline mind reads) says otherwise than
     the text."""
@@ -234,6 +263,7 @@ def same_facts(p, seen: Reading) -> list[str]:
         "places": Counter((q.name, (q.position.x, q.position.y)) for q in p.places),
         "objects": Counter((o.kind, (o.position.x, o.position.y)) for o in p.objects),
         "ground": p.standing_on.value, "shelter": p.inside_structure,
+        "walls": {**{edge: "wall" for edge in p.walls}, **{edge: "door" for edge in p.doors}},
     }
     read_as = {
         "terrain": seen.terrain,
@@ -247,6 +277,7 @@ def same_facts(p, seen: Reading) -> list[str]:
         "objects": Counter(("sign" if what == "a sign" else "placed_item", pos)
                            for what, pos in seen.objects),
         "ground": seen.ground, "shelter": seen.shelter,
+        "walls": seen.walls,
     }
     walled = {(seen.me[0] + dx, seen.me[1] + dy) for side, (_, _, edge) in seen.steps.items()
               if edge == "wall" for dx, dy in [{"north": (0, -1), "east": (1, 0),
@@ -269,7 +300,8 @@ def compare(seed: int, count: int) -> tuple[int, int, list[str], Counter[str]]:
         text = perception.as_text()
         try:
             seen = read(text)
-            diffs = differences(sim, name, horizon, seen) + same_facts(perception, seen)
+            diffs = (differences(sim, name, horizon, seen) + same_facts(perception, seen)
+                     + structured_edges(sim, name, perception))
         except Unreadable as why:
             diffs = [f"unreadable: {why}"]
         else:
@@ -385,3 +417,17 @@ def test_every_offset_named_in_a_perception_matches_the_world(seed):
                 assert kind in held, (line, held)
             found += 1
         assert text.count(", at (") == found
+
+
+def test_the_comparison_catches_structured_walls_that_differ():
+    """A structure that drops, adds or turns a wall into a door is caught."""
+    sim, name, _, perception = next(
+        found for found in windows(seed=5, count=2000) if found[3].walls and found[3].doors)
+    assert structured_edges(sim, name, perception) == []
+    wall, door = perception.walls[0], perception.doors[0]
+    for walls, doors in ((perception.walls[1:], perception.doors),
+                         (perception.walls, perception.doors[1:]),
+                         (perception.walls[1:], tuple(sorted((*perception.doors, wall)))),
+                         (tuple(sorted((*perception.walls, door))), perception.doors[1:])):
+        changed = dataclasses.replace(perception, walls=walls, doors=doors)
+        assert structured_edges(sim, name, changed) != []
