@@ -69,6 +69,19 @@ class PastTick:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredTurn:
+    """One agent's stored turn as written: its record JSON and its events' JSON."""
+
+    tick: int
+    agent: str
+    mind: str
+    ended: str
+    record: str
+    events: tuple[tuple[str, str], ...]
+    """(kind, data JSON) of every event of the tick under the agent's name."""
+
+
+@dataclass(frozen=True, slots=True)
 class _Cursor:
     """The last answer: positions at the end of `tick`, found from a live end at
     `live_tick` (history before that tick never changes, so the positions stay true
@@ -218,6 +231,20 @@ class HistoryReader:
                                       str(action.get("text", "")), bool(action.get("ok")),
                                       args if isinstance(args, dict) else None))
         return tuple(lines)
+
+    def turn(self, tick: int, agent: str) -> StoredTurn | None:
+        """`agent`'s stored turn at `tick` with the tick's events under its name, in the order
+        committed; None if no such turn is stored (yet)."""
+        with self._lock:
+            rows = self._query("SELECT mind, ended, record FROM turns WHERE tick = ? AND agent = ?",
+                               (tick, agent))
+            if not rows:
+                return None
+            events = self._query("SELECT kind, data FROM events WHERE tick = ? AND agent = ? "
+                                 "ORDER BY seq", (tick, agent))
+        mind, ended, record = rows[0]
+        return StoredTurn(tick, agent, str(mind), str(ended), str(record),
+                          tuple((str(kind), str(data)) for kind, data in events))
 
     # ------------------------------------------------------------------ positions
 

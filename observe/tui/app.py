@@ -34,12 +34,14 @@ from textual.message import Message
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from observe.api import ObserverAPI, Update, cell_info
+from observe.provenance import turns_in
 from observe.snapshot import FeedLine, WorldSnapshot
 from observe.timeline import Timeline, past_snapshot
 from observe.tui.commands import HearthCommands
 from observe.tui.help import HelpScreen
 from observe.tui.legend import LegendPanel
 from observe.tui.messages import AgentChosen, CellChosen, CentreOn, WorldAdvanced
+from observe.tui.provenance_screen import ProvenanceScreen
 from observe.tui.safe_text import clean
 from observe.tui.screenshots import save_svg
 from observe.tui.widgets.agents import AgentList
@@ -112,6 +114,7 @@ class HearthApp(App[int]):
         Binding("f", "follow_selected", "Follow"),
         Binding("g", "go_selected", "Go to agent", show=False),
         Binding("e", "filter_feed", "Filter events"),
+        Binding("p", "provenance", "Provenance"),
         Binding("a", "toggle_ascii", "ASCII"),
         Binding("left_square_bracket", "back", "Back a tick"),
         Binding("right_square_bracket", "forward", "Forward a tick"),
@@ -434,6 +437,17 @@ class HearthApp(App[int]):
         self.query_one(EventFeed).set_filter(self.feed_filter)
         who = self.feed_filter or "everyone"
         self.say(f"Events: {who}.")
+
+    def action_provenance(self) -> None:
+        """Where the feed's lines came from: the stored turn of the newest line shown
+        (the chosen agent's, if it has one there); left and right step through them."""
+        if self.api.history is None:
+            self.say("No stored history to read turns from.", warning=True)
+            return
+        turns = turns_in(self.query_one(EventFeed).shown)
+        mine = [i for i, (_, agent) in enumerate(turns) if agent == self.selected]
+        index = mine[-1] if mine else len(turns) - 1
+        self.push_screen(ProvenanceScreen(turns, index, self.api.history.turn))
 
     def action_toggle_ascii(self) -> None:
         grid = self.query_one(GridView)

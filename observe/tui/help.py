@@ -33,6 +33,9 @@ PANELS = (
     ("Agents", "everyone, with what they are doing; enter shows an agent's detail"),
     ("Agent", "inventory, journey, last perception, recent actions, cost"),
     ("Events", "under the grid: what was done, as narrated; e filters it to the chosen agent"),
+    ("Provenance", "p: the stored turn behind a feed line (the chosen agent's newest, left "
+                   "and right for others): perception, thinking, reply, tool calls and "
+                   "outcomes, world change, tokens and cost"),
     ("Talk", "public conversations word for word; private ones only exist"),
 )
 
