@@ -38,12 +38,16 @@ from core.types import Position
 from services.gardener.decision import Decision
 
 HAPPENINGS = (
-    "A flock of starlings wheels overhead and settles in the trees, chattering loudly.",
-    "A warm wind carries the smell of blossom from somewhere nearby.",
-    "A fox trots past, stops to look around, and slips away into the undergrowth.",
-    "Bright mushrooms have sprung up overnight in a ring on the ground.",
-    "A rainbow stands over the land for a while, then fades.",
+    "A flock of starlings wheels overhead, chattering loudly, then streams away out of "
+    "sight.",
+    "A warm wind blows through, carrying a sweet smell from somewhere far off.",
+    "A fox trots past, stops to look around, and slips away.",
+    "A far-off rumble rolls past and fades, and all is quiet again.",
+    "Somewhere out of sight, a bird calls three bright notes, then falls silent.",
 )
+"""What the rules may make happen where most agents are. The rules know nothing of that
+place's ground, weather or hour, so each fits any of them: no trees on a shore, no
+rainbow at night (tests/unit/gardener hold them to it)."""
 REVEAL_RADIUS = 6
 """Cells around the lonely agent that a revealed landmark reaches: it, not everyone."""
 HAPPENING_RADIUS = 10
