@@ -61,18 +61,23 @@ def _turns_of(mind, name: str) -> list[TurnStart]:
     return [s for s in mind.starts if s.agent == name]
 
 
+def _sent_off(engine, scripted):
+    """The traveller alone in the world, a far goal, and a mind that journeys there:
+    (the traveller, the goal, the steps to it, the mind)."""
+    traveller = _traveller(engine)
+    _park_others(engine, traveller)
+    goal, steps = _far_way(engine, traveller)
+    mind = _mind(scripted, traveller.name, goal)
+    engine.default_mind, engine.minds = mind, {}
+    return traveller, goal, steps, mind
+
 async def test_a_traveller_takes_no_turns_on_the_way_and_is_told_it_arrived(
     scripted, make_engine
 ) -> None:
     assert "taking no turns" in JOURNEY and "one cell a tick" in JOURNEY
     async with make_engine(scripted()) as engine:
-        traveller = _traveller(engine)
+        traveller, goal, steps, mind = _sent_off(engine, scripted)
         name = traveller.name
-        _park_others(engine, traveller)
-        goal, steps = _far_way(engine, traveller)
-        mind = _mind(scripted, name, goal)
-        engine.default_mind = mind
-        engine.minds = {}
         ctx = await engine.tick_once()  # tick 0: it sets out, from where it stands
         assert [a.tool for a in ctx.turn_results[name].actions] == ["journey"]
         assert engine.sim.agents.require(name).position == traveller.position
@@ -106,12 +111,8 @@ async def test_someone_coming_into_view_stops_the_journey_and_the_traveller_is_t
 ) -> None:
     assert "someone comes into view" in JOURNEY
     async with make_engine(scripted()) as engine:
-        traveller = _traveller(engine)
+        traveller, goal, steps, mind = _sent_off(engine, scripted)
         name = traveller.name
-        _park_others(engine, traveller)
-        goal, steps = _far_way(engine, traveller)
-        mind = _mind(scripted, name, goal)
-        engine.default_mind, engine.minds = mind, {}
         await engine.tick_once()  # sets out
         await engine.tick_once()  # one step
         here = engine.sim.agents.require(name)
@@ -141,12 +142,8 @@ async def test_a_wall_across_the_way_stops_the_journey_and_the_traveller_is_told
 ) -> None:
     assert "the way is blocked" in JOURNEY
     async with make_engine(scripted()) as engine:
-        traveller = _traveller(engine)
+        traveller, goal, steps, mind = _sent_off(engine, scripted)
         name = traveller.name
-        _park_others(engine, traveller)
-        goal, steps = _far_way(engine, traveller)
-        mind = _mind(scripted, name, goal)
-        engine.default_mind, engine.minds = mind, {}
         await engine.tick_once()  # sets out
         journey = engine.sim.agents.require(name).journey
         start, nxt = journey.path[0], journey.path[1]

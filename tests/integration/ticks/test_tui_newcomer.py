@@ -9,14 +9,11 @@ import dataclasses
 import json
 import os
 import sqlite3
-import time
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
 from adapters.offline_mind import OfflineMind
-from engine import EngineRunner, HearthEngine
 from main import format_status
 from observe.api import ObserverAPI
 from observe.snapshot import deed_words
@@ -32,39 +29,11 @@ from services.simulation import clock_of
 from services.status import world_status
 from services.world_setup import create_world
 from storage import Storage
-from storage.history import HistoryReader
+from tests.integration.ticks.test_tui_app import _until, _watching
 from tests.unit.observe.tui_kit import screen_lines, screen_text
 
 SMALL, LARGE = (80, 24), (160, 48)
 SIZES = pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "160x48"])
-
-
-def _observer(world: Path, config, mind) -> ObserverAPI:
-    async def make() -> HearthEngine:
-        engine = HearthEngine(Storage(world), config, mind=mind)
-        await engine.initialize()
-        return engine
-
-    return ObserverAPI(EngineRunner(make), history=HistoryReader(world / "world.db"))
-
-
-@asynccontextmanager
-async def _watching(world: Path, config, mind):
-    api = _observer(world, config, mind)
-    await asyncio.to_thread(api.start)
-    try:
-        yield api, HearthApp(api, clock_of(config))
-    finally:
-        api.stop(10)
-        api.history.close()
-
-
-async def _until(predicate, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.02)
 
 
 async def _offline(world: Path) -> OfflineMind:
