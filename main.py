@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from adapters.capacity import Capacities
 from adapters.mind_choice import CLAUDE, LOCAL, MIND_CHOICES, MindChoiceError, mind_kinds
 from adapters.offline_mind import OfflineMind
 from config import ConfigError, HearthConfig, RuntimeEnv, load_config
@@ -785,11 +786,15 @@ async def wire_engine(
         if engine is not None:
             engine.request_stop()
 
-    parts = await _claude_parts(speakers, config, env, storage, meter, reached)
+    scheduling = config.settings.scheduling
+    capacities = Capacities(start=scheduling.model_requests_start,
+                            ceiling=scheduling.model_requests_max)
+    parts = await _claude_parts(speakers, config, env, storage, meter, reached, capacities)
     await _check_prices(meter, speakers, config, parts)
     claude = parts.mind if parts is not None else None
     narrator = parts.narrator if parts is not None else None
-    local = _local_minds([a for a in residents if kinds[a.name] == LOCAL], config, storage)
+    local = _local_minds([a for a in residents if kinds[a.name] == LOCAL], config, storage,
+                         capacities)
     await _record_model_changes(storage, stored, residents)  # only once every check passed
     minds: dict[str, Mind] = dict(local)
     if claude is not None:
@@ -802,6 +807,8 @@ async def wire_engine(
         claude.stopping = lambda: engine.stop_requested
     if narrator is not None:
         narrator.stopping = lambda: engine.stop_requested
+    for each in {id(m): m for m in local.values()}.values():
+        each.stopping = lambda: engine.stop_requested
     clients = {id(m.client): m.client for m in local.values()}
     for client in parts.clients if parts is not None else ():
         clients[id(client)] = client
@@ -917,7 +924,7 @@ async def _check_prices(meter: SpendMeter, residents: list[Agent], config: Heart
 
 async def _claude_parts(
     residents: list[Agent], config: HearthConfig, env: RuntimeEnv, storage: Storage,
-    meter: SpendMeter, on_budget: Callable[[str], None],
+    meter: SpendMeter, on_budget: Callable[[str], None], capacities: Capacities,
 ) -> ClaudeParts | None:
     """The Claude mind for every agent Claude speaks for, and the narrator (None if
     Claude speaks for nobody). The key and each model are checked first: a key the API
@@ -936,7 +943,8 @@ async def _claude_parts(
     try:
         parts = await claude_parts(
             speakers, config.settings.claude, env.api_key, today=datetime.date.today(),
-            meter=meter, on_budget=on_budget, trace=storage.traces.write_now)
+            meter=meter, on_budget=on_budget, trace=storage.traces.write_now,
+            capacities=capacities)
     except KeyRefused as exc:
         raise CliError(str(exc), EXIT_RUNTIME) from None
     except ModelRefused as exc:
@@ -947,7 +955,7 @@ async def _claude_parts(
 
 
 def _local_minds(
-    residents: list[Agent], config: HearthConfig, storage: Storage
+    residents: list[Agent], config: HearthConfig, storage: Storage, capacities: Capacities,
 ) -> dict[str, OpenAIMind]:
     """A mind per OpenAI-compatible endpoint, for the agents agents.yaml gives `mind: local`.
 
@@ -979,7 +987,8 @@ def _local_minds(
                           max_tokens=settings.max_tokens, trace=storage.traces.write_now,
                           compact_above_chars=settings.compact_above_chars,
                           keep_recent_chars=settings.keep_recent_chars,
-                          summary_max_chars=settings.summary_max_chars)
+                          summary_max_chars=settings.summary_max_chars,
+                          capacities=capacities)
         minds.update({a.name: mind for a in agents})
     return minds
 
@@ -1097,7 +1106,9 @@ async def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int
                           budget=settings.budget_per_run,
                           options=lineup.options_for(settings.model, settings.effort,
                                                      settings.max_tokens),
-                          policy=CallPolicy(1, settings.timeout_seconds, 10.0))
+                          policy=CallPolicy(1, settings.timeout_seconds, 10.0),
+                          capacity=Capacities(start=1, ceiling=1).of(
+                              str(client.base_url), settings.model))
 
 
 async def run(args: argparse.Namespace) -> int | Watch:

@@ -29,6 +29,8 @@ from typing import Any
 
 import anthropic
 
+from adapters.capacity import Capacity
+
 log = logging.getLogger("hearth.claude")
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -90,6 +92,12 @@ def retry_after(exc: BaseException) -> float | None:
     return None
 
 
+RATE_LIMIT_PATIENCE = 20
+"""429s in a row one request waits out before giving up: paced by the headers, a
+request meets one only when another program shares the key; twenty in a row is a
+limit that will not lift (a spend limit, say)."""
+
+
 async def ask(
     client: anthropic.AsyncAnthropic,
     policy: CallPolicy,
@@ -97,23 +105,62 @@ async def ask(
     *,
     sleep: Sleep = asyncio.sleep,
     clock: Clock = time.monotonic,
+    capacity: Capacity | None = None,
+    stopping: Callable[[], bool] | None = None,
+    on_wait: Callable[[float], None] | None = None,
+    wait_moves_deadline: bool = True,
     **params: Any,
 ) -> anthropic.types.Message:
     """`client.messages.create(**params)` under `policy`, by `deadline` (a `clock()`
     value; None: none). Raises the API's error when it is not worth retrying, and
-    `GaveUp` when retrying could not help in time."""
-    attempt = 0
+    `GaveUp` when retrying could not help in time.
+
+    With a `capacity` (adapters/capacity.py), each attempt first waits for room at the
+    model's endpoint; time spent so waiting moves the deadline on (and is told to
+    `on_wait`), because it is not the API failing (unless `wait_moves_deadline` is
+    false: then the caller's `stopping` says when to give up waiting). A 429 then
+    costs no attempt: the capacity pauses every request until the API takes them
+    again, and the request waits its turn. `stopping()` true while it waits raises
+    CapacityClosed."""
+    attempt = limited = 0
     while True:
-        timeout = policy.timeout
-        if deadline is not None:
-            timeout = min(timeout, deadline - clock())
-            if timeout <= 0:
-                raise GaveUp("the turn's time with the API ran out")
+        ticket = None
+        if capacity is not None:
+            ticket = await capacity.admit(output_tokens=float(params.get("max_tokens") or 0),
+                                          stopping=stopping)
+            if ticket.waited > 0:
+                if deadline is not None and wait_moves_deadline:
+                    deadline += ticket.waited
+                if on_wait is not None:
+                    on_wait(ticket.waited)
         try:
-            return await client.messages.create(timeout=timeout, **params)
+            timeout = policy.timeout
+            if deadline is not None:
+                timeout = min(timeout, deadline - clock())
+                if timeout <= 0:
+                    raise GaveUp("the turn's time with the API ran out")
+            if ticket is None:
+                return await client.messages.create(timeout=timeout, **params)
+            raw = await client.messages.with_raw_response.create(timeout=timeout, **params)
+            message = await raw.parse()
+            usage = message.usage
+            capacity.answered(  # type: ignore[union-attr]
+                ticket, raw.headers,
+                input_used=float((usage.input_tokens or 0)
+                                 + (usage.cache_creation_input_tokens or 0)),
+                output_used=float(usage.output_tokens or 0))
+            return message
         except anthropic.APIError as exc:
+            status = getattr(exc, "status_code", None)
+            if ticket is not None and status in (429, 503, 529):
+                capacity.refused(ticket, status, exc.response.headers,  # type: ignore[union-attr]
+                                 retry_after(exc))
             if not _passing(exc):
                 raise
+            if ticket is not None and status == 429 and limited < RATE_LIMIT_PATIENCE:
+                limited += 1  # waits at admit() until the API takes requests again
+                log.info("request to %s rate limited; waiting for room", params.get("model"))
+                continue
             if attempt >= policy.retries:
                 raise GaveUp(f"{describe(exc)} (after {attempt + 1} attempts)", exc) from None
             asked = retry_after(exc)
@@ -127,6 +174,9 @@ async def ask(
             log.info("request to %s failed (%s); attempt %d in %.1f s",
                      params.get("model"), describe(exc), attempt + 1, wait)
             await sleep(wait)
+        finally:
+            if ticket is not None:
+                capacity.failed(ticket)  # type: ignore[union-attr]  # a no-op once settled
 
 
 def _backoff(first: float, attempt: int) -> float:

@@ -22,6 +22,7 @@ from typing import Any
 
 import anthropic
 
+from adapters.capacity import Capacities
 from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from adapters.claude_mind.narrator import ModelNarrator
@@ -73,11 +74,13 @@ async def claude_parts(
     on_budget: Callable[[str], None] | None = None,
     trace: Callable[[str, Mapping[str, Any]], None] | None = None,
     make_client: Callable[[str, float], anthropic.AsyncAnthropic] | None = None,
+    capacities: Capacities | None = None,
 ) -> ClaudeParts:
     """Check the key and models, then build the mind (and the narrator, if one is set).
     Raises adapters.claude_models.KeyRefused or ModelRefused with one line.
     `make_client(api_key, timeout)` builds each client (default `new_client`; a bench
-    or test hands in one over a stand-in)."""
+    or test hands in one over a stand-in). `capacities` is the room at each endpoint
+    and model, shared by the mind and the narrator (None: no pacing at all)."""
     make_client = make_client or new_client
     client = make_client(api_key, settings.timeout_seconds)
     narrator_model = settings.narrator_model
@@ -107,7 +110,7 @@ async def claude_parts(
         policy=CallPolicy(settings.max_retries, settings.timeout_seconds,
                           settings.retry_after_max_seconds),
         turn_deadline=settings.turn_deadline_seconds,
-        lineup=lineup)
+        lineup=lineup, capacities=capacities)
     parts = ClaudeParts(mind, None, lineup, list(lineup.warnings), [client])
     if narrator_model:
         told = make_client(api_key, settings.narrator_timeout_seconds)
@@ -116,5 +119,6 @@ async def claude_parts(
             told, narrator_model, speakers=[s.name for s in speakers], meter=meter,
             options=lineup.options_for(narrator_model, NARRATOR_EFFORT, NARRATOR_MAX_TOKENS),
             policy=CallPolicy(1, settings.narrator_timeout_seconds,
-                              min(5.0, settings.retry_after_max_seconds)))
+                              min(5.0, settings.retry_after_max_seconds)),
+            capacities=capacities)
     return parts

@@ -1,8 +1,11 @@
 """The Gardener's model: a small Claude model that reads the cycle and answers JSON.
 
 It is shown the triage (level and reasons), the figures that matter (the agents the
-reasons name, not a thousand rows), the landmarks, its values and the interventions
-it may ask for with their limits, and its last cycles; it answers one JSON object
+reasons name, not a thousand rows, each with the ground within its sight), where most
+agents are and the ground there, the weather and the time of day, the landmarks, its
+values and the interventions it may ask for with their limits, and its last cycles;
+an event's words must fit its place (services/gardener/fitting.py holds them to it,
+in the cycle, whoever decided); it answers one JSON object
 that `services.gardener.decision.read_decision` reads strictly. An answer that is
 not one means no intervention this cycle; an API that fails, or a spent budget, means
 the rules decide (`DeciderUnavailable`). It retries once, briefly (adapters/claude_calls.py).
@@ -14,12 +17,14 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from adapters.capacity import Capacity
 from adapters.claude_calls import CallPolicy, GaveUp, ask, describe
 from core.gardener import Caps, HealthFigures, Triage
 from core.spend import Price, Usage, cost
 from core.types import Position
 from services.gardener.cycle import DeciderUnavailable
 from services.gardener.decision import Decision, read_decision
+from services.gardener.rules import gathering_spot
 
 VALUES = """You are the Gardener of Hearth, a grid world where AI agents live as they choose.
 You are a steward, not a god. You never command, move or speak for an agent; you may
@@ -39,16 +44,23 @@ happens, in at most %(event_text_chars)d characters"}
 "radius": int <= %(reveal_radius)d}  (the landmark stands out to agents within radius of x,y)
 At most %(healthy)d at HEALTHY, %(watch)d at WATCH, %(warning)d at WARNING, \
 %(critical)d at CRITICAL. No intervention may name an agent.
+An event's text is shown to the agents within its radius, so it must fit that place: \
+name no ground but the "ground" listed near those agents (the terrain within their \
+sight), and no weather or time of day but the "weather" and "time_of_day" given. No \
+trees on a shore, no rain under a clear sky, no stars by day. A text that does not fit \
+is replaced by a plain one.
 Answer with ONE JSON object and nothing else:
 {"rationale": "why, in a sentence or two", "interventions": [ ... ]}"""
 
 
 def _prompt(triage: Triage, figures: HealthFigures, landmarks: Sequence[tuple[str, Position]],
-            memory: Sequence[Any]) -> str:
+            memory: Sequence[Any], reach: int) -> str:
+    """The cycle as JSON; `reach`, an event's largest radius, bounds the ground listed
+    where most agents are (what an event there may name)."""
     named = {r.agent for r in triage.reasons if r.agent}
     agents = [{"name": a.name, "x": a.position.x, "y": a.position.y,
                "ticks_alone": a.ticks_alone, "actions": a.actions, "failures": a.failures,
-               "resources_near": a.resources_near}
+               "resources_near": a.resources_near, "ground": list(a.ground)}
               for a in figures.agents if a.name in named][:20]
     past = []
     for cycle in memory:
@@ -67,7 +79,15 @@ def _prompt(triage: Triage, figures: HealthFigures, landmarks: Sequence[tuple[st
         "window_ticks": figures.window,
         "landmarks": [{"name": n, "x": p.x, "y": p.y} for n, p in landmarks][:40],
         "last_cycles": past,
+        "weather": figures.weather or "unknown",
+        "time_of_day": figures.period or "unknown",
     }
+    if figures.agents:  # where the rules would put a happening, and what is around
+        spot = gathering_spot(figures)
+        body["where_most_agents_are"] = {
+            "x": spot.x, "y": spot.y,
+            "ground": sorted({k for a in figures.agents for k in a.ground
+                              if a.position.chebyshev(spot) <= reach})}
     return json.dumps(body, sort_keys=True)
 
 
@@ -77,8 +97,13 @@ class ClaudeGardener:
     def __init__(self, client: Any, model: str, price: Price, caps: Caps, size: tuple[int, int],
                  *, max_tokens: int, budget: float | None,
                  options: dict[str, Any] | None = None,
-                 policy: CallPolicy | None = None) -> None:
+                 policy: CallPolicy | None = None,
+                 capacity: Capacity | None = None) -> None:
         self.client = client
+        self.capacity = capacity
+        """Room at the endpoint for its model (adapters/capacity.py). The Gardener runs in
+        a process of its own: it shares the key's limits with the run through the
+        headers, which count every program on the key."""
         self.model = model
         self.name = model
         self.price = price
@@ -110,11 +135,12 @@ class ClaudeGardener:
             raise DeciderUnavailable(f"its budget of ${self.budget:.2f} for this run is spent")
         try:
             reply = await ask(
-                self.client, self.policy, None,
+                self.client, self.policy, None, capacity=self.capacity,
                 **{"max_tokens": self.max_tokens, **self.options},
                 model=self.model, system=self.system(),
                 messages=[{"role": "user",
-                           "content": _prompt(triage, figures, landmarks, memory)}])
+                           "content": _prompt(triage, figures, landmarks, memory,
+                                              self.caps.event_radius)}])
         except (anthropic.APIError, GaveUp) as exc:
             raise DeciderUnavailable(f"the API failed: {describe(exc)}") from None
         self.spent += cost(Usage.of_reply(getattr(reply, "usage", None)), self.price)

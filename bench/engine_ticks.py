@@ -19,8 +19,11 @@ gathering, put up walls by the hundred, and a first day alone never shows what
 building costs (it hid a flood fill and a path grid made afresh after every wall,
 which had made those ticks cost 30-50% more CPU).
 
-Targets (issue 5): 1,000 agents >= 10,000 agent-turns/s and a tick <= 0.1 s;
-10,000 agents a tick <= 1.5 s; cost linear in agents.
+No targets: issue 5's (1,000 agents >= 10,000 agent-turns/s and a tick <= 0.1 s;
+10,000 agents a tick <= 1.5 s) were withdrawn by issue 28. The offline mind exists so
+a world lives without a key, and a tick's time is set by its language models, not by
+this (`python -m bench minds` measures that). These figures are measures to keep: a
+change must not make them worse, compared in one run on one machine.
 """
 
 from __future__ import annotations
@@ -137,19 +140,14 @@ def run() -> list[Figure]:
         r = asyncio.run(_measure(config, agents, side))
         label = f"{agents} agents {side}x{side}"
         per_agent_us[agents] = r["median_tick_s"] / agents * 1e6
-        tick_target = {1_000: 0.1, 10_000: 1.5}.get(agents)
         figures.append(Figure(
             f"{label}: median daytime tick", f"{r['median_tick_s'] * 1000:.1f} ms "
             f"(max {r['max_tick_s'] * 1000:.1f}; CPU {r['median_cpu_s'] * 1000:.1f}, all threads)",
-            f"<= {tick_target * 1000:.0f} ms" if tick_target else "",
-            r["median_tick_s"] <= tick_target if tick_target else None,
         ))
         figures.append(Figure(
             f"{label}: agent-turns per second",
             f"{r['turns_per_s']:,.0f} ({r['turns_per_tick']:.0f} turns/tick, "
             f"{r['actions_per_turn']:.2f} actions/turn)",
-            ">= 10,000" if agents == 1_000 else "",
-            r["turns_per_s"] >= 10_000 if agents == 1_000 else None,
         ))
         figures.append(Figure(
             f"{label}: agents served per second (turns + journey steps)",
@@ -161,8 +159,6 @@ def run() -> list[Figure]:
                 f"{label}: median daytime tick, second day",
                 f"{statistics.median(day2) * 1000:.1f} ms (max {max(day2) * 1000:.1f}; "
                 f"{len(day2)} ticks, walls going up)",
-                f"<= {tick_target * 1000:.0f} ms" if tick_target else "",
-                statistics.median(day2) <= tick_target if tick_target else None,
             ))
         figures.append(Figure(
             f"{label}: median phase times",

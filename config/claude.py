@@ -72,14 +72,17 @@ class ClaudeSettings(_Model):
     """How hard the agents' models think, for models that take an effort; an agent's
     own `effort:` in agents.yaml wins. null: each model's own default."""
     max_retries: StrictInt = Field(4, ge=0, le=20)
-    """Retries of one request after 429, 529, 5xx, a timeout or a dropped connection."""
+    """Retries of one request after 529, 5xx, a timeout or a dropped connection (a 429
+    is waited out at the endpoint's room instead: adapters/capacity.py)."""
     timeout_seconds: float = Field(120.0, gt=0, le=3600)
     """How long one request may take before it counts as timed out (then retried)."""
     retry_after_max_seconds: float = Field(30.0, ge=0, le=3600)
-    """The longest `retry-after` a turn waits out; an API asking for a longer wait ends
-    the turn instead (the agent acts again next tick)."""
+    """The longest `retry-after` a turn waits out after a failure other than a rate
+    limit; an API asking for a longer wait ends the turn instead (the agent acts again
+    next tick). A 429's wait is the rate limit's: the turn waits for room."""
     turn_deadline_seconds: float = Field(300.0, gt=0, le=86_400)
-    """How long one agent's turn may spend waiting on the API, retries included."""
+    """How long one agent's turn may spend waiting on the API, retries included (time
+    waiting for room under a rate limit is not counted)."""
     narrator_timeout_seconds: float = Field(10.0, gt=0, le=600)
     """The narrator's own time limit per request (it retries once, then the template
     stands): a retelling is never worth holding the world for."""

@@ -71,7 +71,17 @@ class TimeSettings(_Model):
 
 
 class SchedulingSettings(_Model):
-    max_concurrent_clusters: StrictInt = Field(4, ge=1, le=1000)
+    max_concurrent_clusters: StrictInt = Field(1000, ge=1, le=100_000)
+    """Clusters whose turns may overlap in time, where a language model speaks for
+    someone (offline turns run one after another). How many requests go at once is
+    the endpoint's to say: see `model_requests_start`."""
+    model_requests_start: StrictInt = Field(8, ge=1, le=10_000)
+    """Requests in flight to one model at one endpoint when a run starts; the number
+    then grows as far as the API's rate-limit headers allow, or, where an endpoint
+    sends none (a local server), while answers come faster for it
+    (adapters/capacity.py)."""
+    model_requests_max: StrictInt = Field(1000, ge=1, le=10_000)
+    """The most requests in flight to one model at one endpoint, whatever it allows."""
     max_actions_per_turn: StrictInt = Field(8, ge=1, le=1000)
     min_sleep_ticks: StrictInt = Field(2, ge=1, le=MAX_TICKS)
     """A sleeper wakes once it is not night and it has slept at least this long."""
@@ -82,6 +92,14 @@ class SchedulingSettings(_Model):
     commit_max_delay_ms: StrictInt = Field(50, ge=0, le=60_000)
     """A finished turn waits at most this long for others to share its transaction (at
     most a minute: longer is a run that seems to hang)."""
+
+    @model_validator(mode="after")
+    def _start_within_max(self) -> SchedulingSettings:
+        if self.model_requests_start > self.model_requests_max:
+            raise ValueError(
+                f"model_requests_start ({self.model_requests_start}) must not be above "
+                f"model_requests_max ({self.model_requests_max})")
+        return self
 
 
 class WeatherSettings(_Model):

@@ -56,7 +56,13 @@ from engine.pipeline import TickPipeline
 from engine.stewardship import Stewardship
 from services.changes import ChangeSet, collecting
 from services.mind import Mind, ToolCall, TurnStart
-from services.narrator import NarrationContext, Narrator, SceneNarrator, TemplateNarrator
+from services.narrator import (
+    NarrationContext,
+    Narrator,
+    SceneNarrator,
+    TemplateNarrator,
+    sheltered,
+)
 from services.persistence import capture
 from services.scheduler import Scheduler
 from services.simulation import Simulation, load_simulation
@@ -334,6 +340,8 @@ class HearthEngine:
                 self.halt(log.halt)
                 if not log.actions:  # nothing happened: the turn is given back next run
                     return None
+            if log.not_begun:  # stopping before the mind sent anything: given back too
+                return None
             sim.agents.set_last_active(name, tick)
             state_text = _state_text(mind, name)
             # Captured whatever happened, so memory and database never disagree.
@@ -383,11 +391,14 @@ class HearthEngine:
             name, tick, perception, self.tools,
             self.config.settings.scheduling.max_actions_per_turn,
         )
-        return await run_turn(
+        log = await run_turn(
             mind, start,
             lambda call: self._execute(name, tick, call),
             lambda result, call: self._narrate(name, tick, result, call),
         )
+        if log.not_begun and news is not None:  # told again when the turn is given back
+            self.journey_news[name] = news
+        return log
 
     async def _execute(self, name: AgentName, tick: int, call: ToolCall) -> ActionResult:
         if call.name in RECALL_TOOLS:
@@ -418,7 +429,7 @@ class HearthEngine:
         position = agent.position if agent is not None else None
         ctx = NarrationContext(
             name, tick, position, world.time_of_day(tick).period, world.weather, call.name,
-            position is not None and world.structure_at(position) is not None,  # indoors
+            position is not None and sheltered(world.structure_at, position, result.events),
         )
         if self._narrate_now is not None:  # a narrator that needs no waiting
             return self._narrate_now(result, ctx)

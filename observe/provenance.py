@@ -205,3 +205,32 @@ def turns_in(lines: Sequence[Any]) -> list[tuple[int, str]]:
         if line.agent is not None and line.kind not in NARRATED_EVENTS:
             seen.setdefault((line.tick, line.agent), None)
     return list(seen)
+
+
+def chosen_turn(lines: Sequence[Any], row: int | None,
+                selected: str | None) -> tuple[list[tuple[int, str]], int, str | None]:
+    """The feed's turns (`turns_in`), the one to open first, and a word when that is not
+    exactly the line asked for.
+
+    With a chosen line (`row`, its place in `lines`): its turn; a happening has none, so
+    the nearest turn before it (else after it). With none: the newest turn of the
+    `selected` agent, else the newest turn of all."""
+    turns = turns_in(lines)
+    if not turns:
+        return turns, 0, None
+    if row is None or not 0 <= row < len(lines):
+        mine = [i for i, (_, agent) in enumerate(turns) if agent == selected]
+        return turns, (mine[-1] if mine else len(turns) - 1), None
+    where = {turn: i for i, turn in enumerate(turns)}
+    line = lines[row]
+    own = where.get((line.tick, line.agent)) if line.agent is not None else None
+    if own is not None and line.kind not in NARRATED_EVENTS:
+        return turns, own, None
+    near = [*range(row - 1, -1, -1), *range(row + 1, len(lines))]
+    for other in near:
+        found = lines[other]
+        turn = where.get((found.tick, found.agent)) if found.agent is not None else None
+        if turn is not None and found.kind not in NARRATED_EVENTS:
+            return turns, turn, (f"The chosen line ({line.kind} at tick {line.tick}) is a "
+                                 "happening, not a turn: showing the nearest turn.")
+    return turns, len(turns) - 1, None

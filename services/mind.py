@@ -88,6 +88,12 @@ class MindHalt(MindError):
     message says what to fix, in one line."""
 
 
+class TurnNotBegun(MindError):
+    """The run began to stop while the turn's first request waited for room at the
+    model's endpoint: nothing was sent and nothing happened, so the turn is left
+    undone and the next run gives it back to the agent."""
+
+
 @runtime_checkable
 class MindTurn(Protocol):
     """One agent's turn in progress."""

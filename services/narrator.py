@@ -21,12 +21,13 @@ thousands of actions a second. A language-model narrator will implement the same
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from string import Formatter
 from typing import Any, Protocol
 
 from core.actions import ActionResult
+from core.events import AgentMovedEvent
 from core.failures import FailureReason
 from core.perception import Perception
 from core.terrain import Weather
@@ -82,6 +83,23 @@ class NarrationContext:
 (_set_agent, _set_tick, _set_position, _set_period, _set_weather, _set_action,
  _set_indoors) = (NarrationContext.__dict__[f.name].__set__ for f in fields(NarrationContext))
 """Slot setters, in field order, which the frozen dataclass's __setattr__ cannot block."""
+
+
+def sheltered(structure_at: Callable[[Position], object | None], end: Position,
+              events: Iterable[object]) -> bool:
+    """Whether an action was done indoors: the agent ends it inside a structure and, if
+    the action moved it, set out from inside that same structure. A walk home across open
+    sand ends within walls, but was walked under the sky (issue 29): it is told so.
+
+    `structure_at` is `WorldService.structure_at`; `events` the action's events, whose
+    first AgentMovedEvent says where a move began."""
+    here = structure_at(end)
+    if here is None:
+        return False
+    for event in events:
+        if type(event) is AgentMovedEvent:
+            return structure_at(event.from_position) is here
+    return True
 
 
 class SceneNarrator(Protocol):

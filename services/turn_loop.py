@@ -23,7 +23,15 @@ from typing import Any
 from core.actions import ActionResult
 from core.events import DomainEvent
 from core.quick_init import quick_init
-from services.mind import Mind, MindError, MindHalt, ToolCall, ToolOutcome, TurnStart
+from services.mind import (
+    Mind,
+    MindError,
+    MindHalt,
+    ToolCall,
+    ToolOutcome,
+    TurnNotBegun,
+    TurnStart,
+)
 from storage.errors import is_storage_fault
 
 log = logging.getLogger("hearth.turns")
@@ -80,6 +88,8 @@ class TurnLog:
     error: str | None = None
     halt: str | None = None
     """Set when the mind can go on no more (MindHalt): what a person must fix."""
+    not_begun: bool = False
+    """The run stopped before the mind sent anything (TurnNotBegun): give the turn back."""
 
     @property
     def events(self) -> tuple[DomainEvent, ...]:
@@ -105,6 +115,10 @@ async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narr
                 break
             calls = await turn.next_calls(outcomes)
         await turn.finish(outcomes, ended)
+    except TurnNotBegun as exc:  # stopping before anything was sent: as if never begun
+        ended, error = MIND_ERROR, str(exc)[:500]
+        if not actions:
+            return TurnLog((), ended, {}, error, None, True)
     except MindHalt as exc:  # nothing more can work: the run stops (one line, from main)
         ended, error, halt = MIND_ERROR, str(exc)[:500], str(exc)[:500]
     except MindError as exc:  # expected trouble (an API down): one line, the tick goes on

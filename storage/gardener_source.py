@@ -124,6 +124,7 @@ class WorldFacts:
     """The next tick to run (every tick before it is committed)."""
     width: int
     height: int
+    weather: str = "clear"
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,11 +187,12 @@ class SqliteHealthSource:
     # ------------------------------------------------------------------ the world
 
     def world(self) -> WorldFacts:
-        rows = self._execute("SELECT tick, width, height FROM world_state WHERE id = 1")
+        rows = self._execute("SELECT tick, width, height, weather FROM world_state "
+                             "WHERE id = 1")
         if not rows:
             raise NotAWorldError("the database holds no world yet (no world_state row)")
-        tick, width, height = rows[0]
-        return WorldFacts(int(tick), int(width), int(height))
+        tick, width, height, weather = rows[0]
+        return WorldFacts(int(tick), int(width), int(height), str(weather))
 
     def agents(self) -> tuple[AgentFacts, ...]:
         """Every agent, by name."""
@@ -324,6 +326,35 @@ class SqliteHealthSource:
         y0, y1 = np.clip(ys - radius, 0, height), np.clip(ys + radius + 1, 0, height)
         sums = table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0]
         return {pos: int(total) for pos, total in zip(wanted, sums.tolist(), strict=True)}
+
+    def terrain_near(self, positions: Iterable[Position],
+                     radius: int) -> dict[Position, tuple[str, ...]]:
+        """Position -> the kinds of terrain (names, sorted) on the cells within `radius`
+        of it (Chebyshev, cut at the world's edge): the ground words may name there.
+
+        A summed-area table per kind present makes each position's answer a few
+        look-ups per kind, as in `gatherable_units_near`."""
+        if radius < 0:
+            raise ValueError(f"radius must be 0 or more, got {radius}")
+        wanted = list(dict.fromkeys(positions))
+        if not wanted:
+            return {}
+        terrain = self._terrain()
+        height, width = terrain.shape
+        xs = np.fromiter((p.x for p in wanted), dtype=np.int64, count=len(wanted))
+        ys = np.fromiter((p.y for p in wanted), dtype=np.int64, count=len(wanted))
+        x0, x1 = np.clip(xs - radius, 0, width), np.clip(xs + radius + 1, 0, width)
+        y0, y1 = np.clip(ys - radius, 0, height), np.clip(ys + radius + 1, 0, height)
+        kinds: list[list[str]] = [[] for _ in wanted]
+        for code in np.unique(terrain).tolist():
+            table = np.zeros((height + 1, width + 1), dtype=np.int64)
+            np.cumsum(np.cumsum(terrain == code, axis=0, dtype=np.int64), axis=1,
+                      out=table[1:, 1:])
+            found = (table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0]) > 0
+            name = TERRAIN_ORDER[code].value
+            for i in np.flatnonzero(found).tolist():
+                kinds[i].append(name)
+        return {pos: tuple(sorted(k)) for pos, k in zip(wanted, kinds, strict=True)}
 
     def _units(self, capacity: int, codes: frozenset[int], regrow_ticks: int | None,
                tick: int | None) -> np.ndarray:

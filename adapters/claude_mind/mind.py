@@ -42,6 +42,7 @@ from typing import Any
 
 import anthropic
 
+from adapters.capacity import Capacities, CapacityClosed
 from adapters.claude_calls import (
     CallPolicy,
     GaveUp,
@@ -58,7 +59,15 @@ from adapters.model_memory import ModelMemory, write_trace
 from core.spend import Usage
 from core.types import AgentName
 from services.budget import SpendMeter
-from services.mind import MindError, MindHalt, ToolCall, ToolOutcome, ToolSpec, TurnStart
+from services.mind import (
+    MindError,
+    MindHalt,
+    ToolCall,
+    ToolOutcome,
+    ToolSpec,
+    TurnNotBegun,
+    TurnStart,
+)
 
 log = logging.getLogger("hearth.claude")
 
@@ -85,6 +94,10 @@ def cut_off_note(stop: str, dropped: Sequence[str]) -> str:
                 "Make the call again if you still want it, with fewer words before it.)")
     return (f"(Your last reply was cut off: {why}. If you meant to call a tool, it was "
             "not run.)")
+
+
+class _Stopped(Exception):
+    """Stopping while a later request of the turn waited for room: the turn ends there."""
 
 
 class ClaudeMindError(MindError):
@@ -129,8 +142,12 @@ class ClaudeMind:
         turn_deadline: float = 300.0,
         lineup: Lineup | None = None,
         clock: Callable[[], float] = time.monotonic,
+        capacities: Capacities | None = None,
     ) -> None:
         self.client = client
+        self.capacities = capacities
+        """Room at the endpoint per model, shared with the narrator (adapters/capacity.py);
+        None: every request goes at once."""
         self.profiles = dict(profiles)
         self.max_tokens = max_tokens
         self.trace = trace
@@ -270,13 +287,23 @@ class ClaudeTurn:
             self.first = self.opening[0]
         else:
             self.history.append(self._results(outcomes))
-        reply = await self._ask(first)
-        calls = self._take(reply)
-        if self.retry_cut and self.mind.budget_reached() is None and not self.mind.stopping():
-            # Cut off while calling: told so (the note), it may make the call again, once.
-            self.retry_cut, self.cut_retried = False, True
-            calls = self._take(await self._ask(False))
+        try:
+            reply = await self._ask(first)
+            calls = self._take(reply)
+            if self.retry_cut and self.mind.budget_reached() is None \
+                    and not self.mind.stopping():
+                # Cut off while calling: told so (the note), it may make the call again.
+                self.retry_cut, self.cut_retried = False, True
+                calls = self._take(await self._ask(False))
+        except _Stopped:  # stopping while the next request waited for room
+            self.stop = "stopping"
+            return ()
         return calls
+
+    def _waited(self, seconds: float) -> None:
+        """Time spent waiting for room at the endpoint is not the API failing: the
+        turn's deadline moves on by as much."""
+        self.deadline += seconds
 
     async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
         if h.open_calls(self.history):  # stopped by the action limit: answer what was asked
@@ -300,15 +327,27 @@ class ClaudeTurn:
         agent, tick = self.start.agent, self.start.tick
         started = time.perf_counter()
         mind = self.mind
+        capacity = None if mind.capacities is None else mind.capacities.of(
+            str(mind.client.base_url), self.profile.model)
         try:
             reply = await ask(
                 mind.client, mind.policy, self.deadline, clock=mind.clock,
+                capacity=capacity, stopping=mind.stopping, on_wait=self._waited,
                 model=self.profile.model,
                 tools=self.tools,
                 system=self.system,
                 messages=h.with_breakpoint(self.history, self.first),
                 **mind.request_options(self.profile),
             )
+        except CapacityClosed:
+            # The run began to stop while the request waited for room: nothing was sent.
+            if first:
+                h.undo_user_text(self.history, self.opening)
+                mind._trace(agent, {"type": "turn_end", "tick": tick, "ended": "not_begun",
+                                    "stop": "stopping", "requests": 0})
+                raise TurnNotBegun("the run stopped before the turn's first request was "
+                                   "sent; the next run gives the turn back") from None
+            raise _Stopped from None
         except (anthropic.APIError, GaveUp) as exc:
             cause = describe(exc)
             halt = halting_cause(exc)

@@ -30,6 +30,7 @@ from typing import Any
 
 import anthropic
 
+from adapters.capacity import Capacities, CapacityClosed
 from adapters.claude_calls import CallPolicy, GaveUp, ask, describe
 from config import load_config
 from core.actions import ActionResult
@@ -80,8 +81,12 @@ class ModelNarrator:
         options: Mapping[str, Any] | None = None,
         policy: CallPolicy | None = None,
         items: Iterable[str] | None = None,
+        capacities: Capacities | None = None,
     ) -> None:
         self.client = client
+        self.capacities = capacities
+        """Room at the endpoint per model (adapters/capacity.py), shared with the agents'
+        mind where it speaks through the same model."""
         self.model = model
         self.speakers = frozenset(speakers)
         self.fallback = fallback or TemplateNarrator()
@@ -136,12 +141,20 @@ class ModelNarrator:
         now = self.clock()
         if now < self._quiet_until or self.stopping():
             return self._keep(plain)
+        deadline = now + self.policy.timeout
+        capacity = None if self.capacities is None else self.capacities.of(
+            str(self.client.base_url), self.model)
         try:
-            reply = await ask(self.client, self.policy, now + self.policy.timeout,
-                              clock=self.clock,
+            # Waiting for room counts against the retelling's own time: past it, the
+            # template stands rather than hold up the turn.
+            reply = await ask(self.client, self.policy, deadline, clock=self.clock,
+                              capacity=capacity, wait_moves_deadline=False,
+                              stopping=lambda: self.stopping() or self.clock() > deadline,
                               **{"max_tokens": self.max_tokens, **self.options},
                               model=self.model, system=system,
                               messages=[{"role": "user", "content": facts}])
+        except CapacityClosed:  # no room in time, or stopping: the template stands
+            return self._keep(plain)
         except (anthropic.APIError, GaveUp) as exc:
             self._quiet_until = self.clock() + self.rest_after_failure
             log.warning("narration by %s failed (%s); the templates stand for %.0f s",

@@ -35,12 +35,13 @@ from typing import Any, NoReturn, Protocol
 import openai
 from openai.types.chat import ChatCompletion
 
+from adapters.capacity import Capacities, CapacityClosed
 from adapters.claude_mind.prompt import system_prompt, tool_params
 from adapters.model_memory import ModelMemory, write_trace
 from adapters.openai_mind import history as h
 from adapters.openai_mind.compaction import compact, history_chars
 from core.types import AgentName
-from services.mind import MindError, ToolCall, ToolOutcome, ToolSpec, TurnStart
+from services.mind import MindError, ToolCall, ToolOutcome, ToolSpec, TurnNotBegun, TurnStart
 
 log = logging.getLogger("hearth.openai")
 
@@ -91,8 +92,14 @@ class OpenAIMind:
         compact_above_chars: int = 120_000,
         keep_recent_chars: int = 40_000,
         summary_max_chars: int = 8_000,
+        capacities: Capacities | None = None,
     ) -> None:
         self.client = client
+        self.capacities = capacities
+        """Room at the endpoint per model (adapters/capacity.py): a local server sends no
+        rate limits, so the number in flight grows while answers come faster for it."""
+        self.stopping: Callable[[], bool] = lambda: False
+        """True once the run is stopping: a request still waiting for room is not sent."""
         self.profiles = dict(profiles)
         self.max_tokens = max_tokens
         self.trace = trace
@@ -183,13 +190,22 @@ class OpenAITurn:
             self.first = self.opening[0]
         else:
             self.history.extend(self._results(outcomes))
-        calls = self._take(await self._ask(first))
-        retries = 0
-        while not calls and h.open_calls(self.history) and retries < RETRIES_AFTER_UNUSABLE:
-            # Every call of that reply was answered here: let the model hear why, again.
-            self.history.extend(self._results(()))
-            retries += 1
-            calls = self._take(await self._ask(False))
+        try:
+            calls = self._take(await self._ask(first))
+            retries = 0
+            while not calls and h.open_calls(self.history) \
+                    and retries < RETRIES_AFTER_UNUSABLE:
+                # Every call of that reply was answered here: let the model hear why.
+                self.history.extend(self._results(()))
+                retries += 1
+                calls = self._take(await self._ask(False))
+        except CapacityClosed:  # stopping while a request waited for room: none was sent
+            if first:
+                h.undo_user_text(self.history, self.opening)
+                raise TurnNotBegun("the run stopped before the turn's first request was "
+                                   "sent; the next run gives the turn back") from None
+            self.stop = "stopping"
+            return ()
         return calls
 
     async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
@@ -216,6 +232,10 @@ class OpenAITurn:
         started = time.perf_counter()
         body = {"model": self.profile.model, "max_tokens": self.mind.max_tokens,
                 "tools": self.tools, "messages": [self.system, *self.history]}
+        capacity = None if self.mind.capacities is None else self.mind.capacities.of(
+            str(self.mind.client.base_url), self.profile.model)
+        ticket = None if capacity is None else await capacity.admit(
+            output_tokens=float(self.mind.max_tokens), stopping=self.mind.stopping)
         try:
             # What `client.chat.completions.create(**body)` sends, without its walk of
             # every message through the SDK's typed-dict transform (plain JSON needs none),
@@ -225,7 +245,15 @@ class OpenAITurn:
                 "/chat/completions", cast_to=ChatCompletion, body=body,
                 options={"security": {"bearer_auth": True}})
         except openai.APIError as exc:
+            status = getattr(exc, "status_code", None)
+            if ticket is not None and status in (429, 503, 529):
+                capacity.refused(ticket, status)  # type: ignore[union-attr]
+            elif ticket is not None:
+                capacity.failed(ticket)  # type: ignore[union-attr]
             self._fail(_describe(exc, self.mind.client), first, started)
+        finally:
+            if ticket is not None:
+                capacity.answered(ticket)  # type: ignore[union-attr]  # no-op if refused
         choices = getattr(reply, "choices", None)
         if not isinstance(choices, list) or not choices or getattr(
                 choices[0], "message", None) is None:

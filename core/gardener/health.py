@@ -31,6 +31,9 @@ class AgentHealth:
     """Units of gatherable material left within the Gardener's look radius."""
     ticks_asleep: int
     """Ticks of the window this agent spent asleep."""
+    ground: tuple[str, ...] = ()
+    """The kinds of terrain within this agent's sight (core.terrain.Terrain values,
+    sorted): what words written for it may name (services/gardener/fitting.py)."""
 
     @property
     def failure_share(self) -> float:
@@ -51,6 +54,10 @@ class HealthFigures:
     changes: int
     """Lasting changes to the world in the window: things built, crafted, written,
     named, placed."""
+    weather: str = ""
+    """The weather now (a core.terrain.Weather value; "" when not read)."""
+    period: str = ""
+    """The part of the day now: morning, afternoon, evening or night ("" when not read)."""
 
     @property
     def sameness(self) -> float:

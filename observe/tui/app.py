@@ -34,7 +34,7 @@ from textual.message import Message
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from observe.api import ObserverAPI, Update, cell_info
-from observe.provenance import turns_in
+from observe.provenance import chosen_turn
 from observe.snapshot import FeedLine, WorldSnapshot
 from observe.timeline import Timeline, past_snapshot
 from observe.tui.commands import HearthCommands
@@ -439,14 +439,15 @@ class HearthApp(App[int]):
         self.say(f"Events: {who}.")
 
     def action_provenance(self) -> None:
-        """Where the feed's lines came from: the stored turn of the newest line shown
-        (the chosen agent's, if it has one there); left and right step through them."""
+        """The stored turn behind the feed's chosen line (else the chosen agent's newest,
+        else the newest); left and right step through the feed's turns."""
         if self.api.history is None:
             self.say("No stored history to read turns from.", warning=True)
             return
-        turns = turns_in(self.query_one(EventFeed).shown)
-        mine = [i for i, (_, agent) in enumerate(turns) if agent == self.selected]
-        index = mine[-1] if mine else len(turns) - 1
+        feed = self.query_one(EventFeed)
+        turns, index, note = chosen_turn(feed.shown, feed.chosen_row, self.selected)
+        if note:
+            self.say(note)
         self.push_screen(ProvenanceScreen(turns, index, self.api.history.turn))
 
     def action_toggle_ascii(self) -> None:
@@ -466,9 +467,8 @@ class HearthApp(App[int]):
             self.say(f"{self.selected} acts first in its group next tick.")
 
     def _binding_groups(self) -> Iterable[tuple[str, Iterable[Binding]]]:
-        grid = self.query_one(GridView)
-        return [("World and time", self.BINDINGS), ("Grid", grid.BINDINGS),
-                ("Agents list", AgentList.BINDINGS)]
+        return [("World and time", self.BINDINGS), ("Grid", GridView.BINDINGS),
+                ("Agents list", AgentList.BINDINGS), ("Events feed", EventFeed.BINDINGS)]
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self._binding_groups(), self.query_one(GridView).glyphs))

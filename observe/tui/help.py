@@ -32,10 +32,11 @@ PANELS = (
     ("Minimap", "the whole world; the box is the grid's view; click to go there"),
     ("Agents", "everyone, with what they are doing; enter shows an agent's detail"),
     ("Agent", "inventory, journey, last perception, recent actions, cost"),
-    ("Events", "under the grid: what was done, as narrated; e filters it to the chosen agent"),
-    ("Provenance", "p: the stored turn behind a feed line (the chosen agent's newest, left "
-                   "and right for others): perception, thinking, reply, tool calls and "
-                   "outcomes, world change, tokens and cost"),
+    ("Events", "under the grid: what was done, as narrated; e filters it to the chosen "
+               "agent; click a line, or up/down in it, to choose one (escape lets it go)"),
+    ("Provenance", "p: the stored turn behind the chosen feed line (with none chosen, the "
+                   "chosen agent's newest; left and right for others): perception, "
+                   "thinking, reply, tool calls and outcomes, world change, tokens and cost"),
     ("Talk", "public conversations word for word; private ones only exist"),
 )
 

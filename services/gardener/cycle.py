@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from core.gardener import Caps, HealthFigures, Level, Thresholds, Triage, triage
+from core.gardener import Caps, HealthFigures, Level, Thresholds, Triage, WorldHappening, triage
 from core.types import Position
 from services.gardener.decision import Decision, InvalidDecision
-from services.gardener.rules import decide_by_rules
+from services.gardener.fitting import happening_misfit
+from services.gardener.rules import HAPPENINGS, decide_by_rules
 
 logger = logging.getLogger(__name__)
 
@@ -111,6 +112,10 @@ async def run_cycle(figures: HealthFigures, landmarks: Sequence[tuple[str, Posit
             logger.warning("gardener: %s", note)
     if decision is None:
         decision = decide_by_rules(found, figures, landmarks, caps)
+    else:
+        decision, refused = _held_to_place(decision, figures, caps)
+        if refused:
+            note = (note + "; " if note else "") + refused
     allowed = caps.per_cycle[int(found.level)]
     if len(decision.interventions) > allowed:
         decision = Decision(decision.interventions[:allowed], decision.rationale)
@@ -121,3 +126,24 @@ async def run_cycle(figures: HealthFigures, landmarks: Sequence[tuple[str, Posit
                             figures_json(figures), decided_by, decision.as_json(),
                             decision.rationale, note, requests)
     return CycleReport(cycle, figures.tick, found, decision, decided_by, note)
+
+
+def _held_to_place(decision: Decision, figures: HealthFigures,
+                   caps: Caps) -> tuple[Decision, str | None]:
+    """A model's decision with each happening whose words do not fit its place (ground,
+    weather, hour: fitting.py) replaced by a rule-made one at the same spot, and a note
+    saying which and why (None if every one fits)."""
+    kept, why = [], []
+    for change in decision.interventions:
+        wrong = None
+        if isinstance(change, WorldHappening):
+            wrong = happening_misfit(figures, change)
+        if wrong is not None:
+            text = HAPPENINGS[figures.tick % len(HAPPENINGS)][: caps.event_text_chars]
+            change = dataclasses.replace(change, text=text)
+            why.append(f"the model's event at ({change.position.x}, {change.position.y}) "
+                       f"did not fit its place ({wrong}): a rule-made happening instead")
+        kept.append(change)
+    if not why:
+        return decision, None
+    return Decision(tuple(kept), decision.rationale), "; ".join(why)

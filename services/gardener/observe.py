@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 from typing import Protocol, TypedDict
 
 from config import HearthConfig
+from core.clock import time_of_day
 from core.gardener.health import AgentHealth, HealthFigures
 from core.types import Position
 
@@ -28,6 +29,9 @@ class WorldFacts(Protocol):
 
     @property
     def height(self) -> int: ...
+
+    @property
+    def weather(self) -> str: ...
 
 
 class AgentFacts(Protocol):
@@ -72,6 +76,9 @@ class HealthSource(Protocol):
         tick: int | None = None,
     ) -> dict[Position, int]: ...
 
+    def terrain_near(self, positions: Iterable[Position],
+                     radius: int) -> dict[Position, tuple[str, ...]]: ...
+
 
 class GatheringArgs(TypedDict):
     gatherable: frozenset[str]
@@ -85,6 +92,8 @@ class ObserveArgs(GatheringArgs):
     look_radius: int
     sight: int
     alone_horizon: int | None
+    clock: tuple[int, int] | None
+    """(ticks_per_day, start_hour): to tell the part of the day the figures are for."""
 
 
 def gathering_args(config: HearthConfig) -> GatheringArgs:
@@ -108,6 +117,7 @@ def observe_args(config: HearthConfig) -> ObserveArgs:
         sight=config.settings.vision.radius,
         # Past CRITICAL's line, how much longer someone was alone changes nothing.
         alone_horizon=config.settings.gardener.thresholds.alone_ticks[2],
+        clock=(config.settings.time.ticks_per_day, config.settings.time.start_hour),
         **gathering_args(config),
     )
 
@@ -122,6 +132,7 @@ def observe(
     capacity: int,
     regrow_ticks: int | None = None,
     alone_horizon: int | None = None,
+    clock: tuple[int, int] | None = None,
 ) -> HealthFigures:
     """The world's health now, over the last `window` ticks (those before the world's
     next tick), all read in one snapshot.
@@ -132,7 +143,9 @@ def observe(
     with regrowth if `regrow_ticks` is given (as `gathering_args` gives it).
     With `alone_horizon`, only that many ticks of social history are read, and
     `ticks_alone` says at most that (enough for the triage, and a long history costs
-    nothing more).
+    nothing more). Each agent's `ground` is the terrain within `sight` of it, and the
+    figures carry the weather and, given the `clock` (ticks_per_day, start_hour), the
+    part of the day: what words the Gardener writes there may name (fitting.py).
     """
     if window < 1:
         raise ValueError(f"window must be at least 1 tick, got {window}")
@@ -140,7 +153,8 @@ def observe(
         raise ValueError(f"look_radius and sight must be 0 or more, got {look_radius} "
                          f"and {sight}")
     with source.snapshot():
-        now = source.world().tick
+        facts = source.world()
+        now = facts.tick
         # A young world has fewer ticks behind it than the window: the figures look only
         # at the ticks that happened (an empty window at tick 0 says nothing is the same).
         window = min(window, now)
@@ -156,6 +170,7 @@ def observe(
             regrow_ticks=regrow_ticks, tick=now if regrow_ticks is not None else None)
         last_word = source.last_word_tick()
         changes = source.lasting_changes(since, now)
+        ground = source.terrain_near(positions.values(), sight)
     company = set(_with_company(positions, sight))
     health = []
     for agent in agents:
@@ -169,10 +184,13 @@ def observe(
             actions=actions, failures=failures,
             resources_near=near.get(positions[agent.name], 0),
             ticks_asleep=min(window, asleep.get(agent.name, 0)),
+            ground=ground.get(positions[agent.name], ()),
         ))
     quiet = now if last_word is None else max(0, now - last_word)
+    period = time_of_day(now, *clock).period if clock is not None else ""
     return HealthFigures(tick=now, window=window, agents=tuple(health),
-                         ticks_since_conversation=quiet, changes=changes)
+                         ticks_since_conversation=quiet, changes=changes,
+                         weather=str(facts.weather), period=period)
 
 
 def _with_company(positions: dict[str, Position], sight: int) -> Iterator[str]:

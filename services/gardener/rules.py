@@ -122,6 +122,11 @@ class _Crowd:
         return self.agents[best[1]].position
 
 
+def gathering_spot(figures: HealthFigures) -> Position:
+    """Where most agents are (the rules put a happening there): see `_Crowd`."""
+    return _Crowd(figures).gathering_spot()
+
+
 def decide_by_rules(triage: Triage, figures: HealthFigures,
                     landmarks: Sequence[tuple[str, Position]], caps: Caps) -> Decision:
     if triage.level <= Level.WATCH or not figures.agents:

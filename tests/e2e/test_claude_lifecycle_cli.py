@@ -18,6 +18,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -281,9 +282,11 @@ def test_ctrl_c_twice_stops_a_run_at_once_even_while_the_api_is_slow(tmp_path: P
     what was kept, and the next run takes the dropped turns again."""
     standin = StrictMessagesApi()
     slow = [True]
+    asked = threading.Event()
 
     def sluggish(request: Request):  # noqa: ANN202 (the stand-in's Plan)
         if slow[0]:
+            asked.set()
             time.sleep(4)
         return simple_agent(request)
 
@@ -298,7 +301,9 @@ def test_ctrl_c_twice_stops_a_run_at_once_even_while_the_api_is_slow(tmp_path: P
              "--run", "5"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=PROJECT,
             env={**env, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": address})
-        time.sleep(3)
+        # Once a request is in flight: start-up takes 2-4 s on a busy machine, and a
+        # Ctrl+C before the run loop is a plain interrupt (tested on its own).
+        assert asked.wait(60), "no request reached the API"
         run.send_signal(signal.SIGINT)
         time.sleep(0.5)
         asked_at = time.monotonic()

@@ -15,7 +15,6 @@ import json
 import math
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -60,14 +59,20 @@ class StrictMessagesApi:
                  keys: Mapping[str, str] | None = None,
                  today: datetime.date = datetime.date(2026, 11, 26),
                  clock: Callable[[], float] | None = None,
-                 rpm: int | None = None) -> None:
+                 rpm: int | None = None, itpm: int | None = None,
+                 otpm: int | None = None, full: bool = True) -> None:
         self.models = dict(CATALOG if models is None else models)
         self.behaviour = behaviour or simple_agent
         self.keys = dict(keys or {"test-key": "acct-1"})
         self.today = today
         self.clock = clock or time.monotonic
         self.rpm = rpm
-        """Requests per minute per account (None: no limit); over it, a 429 (RATE_LIMITS)."""
+        """Requests per minute per account and model (None: no limit); over it, a 429
+        (RATE_LIMITS)."""
+        self.itpm, self.otpm = itpm, otpm
+        """Input tokens (uncached: input + cache writes) and output tokens per minute."""
+        self.full = full
+        """Whether the buckets start full (a fresh key) or empty (a key just spent)."""
         self.faults: list[int] = []
         """Statuses (500, 529) the next /v1/messages requests answer with, first first."""
         self.refused: list[Refusal] = []
@@ -75,7 +80,8 @@ class StrictMessagesApi:
         self.cache = cache.PromptCache(self.clock)
         self._replies: dict[str, dict[str, Any]] = {}
         self._calls: dict[str, str] = {}
-        self._sent: dict[str, deque[float]] = {}
+        self._buckets: dict[tuple[str, str, str], list[float]] = {}
+        """(account, model, kind) -> [level, time of level]; RATE_LIMITS: token buckets."""
         self._count = 0
         self._lock = threading.Lock()
 
@@ -157,7 +163,6 @@ class StrictMessagesApi:
                 raise Refused(404, "not_found_error", f"model: {path.removeprefix('/v1/models/')}")
             return 200, self._info(rule), {}
         if request.method == "POST" and path == "/v1/messages":
-            headers = self._admit(account)
             if self.faults:
                 status = self.faults.pop(0)
                 raise Refused(status, "overloaded_error" if status == 529 else "api_error",
@@ -168,7 +173,8 @@ class StrictMessagesApi:
                 raise bad("The request body is not valid JSON.") from None
             if not isinstance(body, dict):
                 raise bad("The request body must be a JSON object.")
-            return 200, self._messages(body, account), headers
+            headers: dict[str, str] = {}
+            return 200, self._messages(body, account, headers), headers
         raise Refused(404, "not_found_error", "Not found")
 
     def _account(self, request: httpx2.Request) -> str:
@@ -181,27 +187,69 @@ class StrictMessagesApi:
             raise Refused(401, "authentication_error", "invalid x-api-key")
         return self.keys[key]
 
-    def _admit(self, account: str) -> dict[str, str]:
-        """RATE_LIMITS: over the limit, 429 rate_limit_error with retry-after and the
-        anthropic-ratelimit-requests-* headers (these come on every answer)."""
-        if self.rpm is None:
-            return {}
+    def _limits(self) -> dict[str, int]:
+        return {kind: limit for kind, limit in (("requests", self.rpm),
+                                                 ("input-tokens", self.itpm),
+                                                 ("output-tokens", self.otpm))
+                if limit is not None}
+
+    def _bucket(self, account: str, model: str, kind: str, limit: int) -> list[float]:
+        """RATE_LIMITS: "your capacity is continuously replenished up to your maximum
+        limit, rather than being reset at fixed intervals" (a token bucket per model)."""
         now = self.clock()
-        sent = self._sent.setdefault(account, deque())
-        while sent and sent[0] <= now - 60:
-            sent.popleft()
-        wait = math.ceil(sent[0] + 60 - now) if len(sent) >= self.rpm else 0
-        reset = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=wait or 60)
-        headers = {"anthropic-ratelimit-requests-limit": str(self.rpm),
-                   "anthropic-ratelimit-requests-remaining": str(max(0, self.rpm - len(sent) - 1)),
-                   "anthropic-ratelimit-requests-reset": reset.strftime("%Y-%m-%dT%H:%M:%SZ")}
-        if wait:
-            refusal = Refused(429, "rate_limit_error", "Number of requests has exceeded your "
-                              "per-minute rate limit")
-            refusal.headers = {**headers, "retry-after": str(wait)}  # type: ignore[attr-defined]
+        bucket = self._buckets.setdefault((account, model, kind),
+                                          [float(limit) if self.full else 0.0, now])
+        bucket[0] = min(float(limit), bucket[0] + (now - bucket[1]) * limit / 60.0)
+        bucket[1] = now
+        return bucket
+
+    def _admit(self, account: str, model: str, costs: Mapping[str, float]) -> dict[str, str]:
+        """RATE_LIMITS: a request over any limit is refused with 429 rate_limit_error and
+        retry-after (seconds; "earlier retries will fail"); every answer carries the
+        anthropic-ratelimit-{requests,input-tokens,output-tokens}-{limit,remaining,reset}
+        headers (token counts "rounded to the nearest thousand", reset "when the rate
+        limit will be fully replenished", RFC 3339). Output tokens are counted from
+        max_tokens as the request starts and adjusted when it ends (`_settle`); input
+        tokens are uncached ones (input + cache writes: cache reads are free)."""
+        limits = self._limits()
+        if not limits:
+            return {}
+        buckets = {kind: self._bucket(account, model, kind, limit)
+                   for kind, limit in limits.items()}
+        short = {kind: (min(costs[kind], limits[kind]) - buckets[kind][0]) * 60.0 / limits[kind]
+                 for kind in limits if buckets[kind][0] < min(costs[kind], limits[kind])}
+        if not short:
+            for kind in limits:
+                buckets[kind][0] -= min(costs[kind], limits[kind])
+        headers = self._headers(limits, buckets)
+        if short:
+            worst = max(short, key=lambda k: short[k])
+            refusal = Refused(429, "rate_limit_error", f"This request would exceed your "
+                              f"organization's rate limit of {limits[worst]:,} "
+                              f"{worst.replace('-', ' ')} per minute")
+            refusal.headers = {  # type: ignore[attr-defined]
+                **headers, "retry-after": str(max(1, math.ceil(short[worst])))}
             raise refusal
-        sent.append(now)
         return headers
+
+    def _headers(self, limits: Mapping[str, int],
+                 buckets: Mapping[str, list[float]]) -> dict[str, str]:
+        wall = datetime.datetime.now(datetime.UTC)
+        headers = {}
+        for kind, limit in limits.items():
+            level = max(0.0, buckets[kind][0])
+            left = int(level) if kind == "requests" else int(round(level, -3))
+            full = wall + datetime.timedelta(seconds=(limit - level) * 60.0 / limit)
+            headers[f"anthropic-ratelimit-{kind}-limit"] = str(limit)
+            headers[f"anthropic-ratelimit-{kind}-remaining"] = str(max(0, left))
+            headers[f"anthropic-ratelimit-{kind}-reset"] = full.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return headers
+
+    def _settle(self, account: str, model: str, reserved: int, used: int) -> None:
+        """Output tokens reserved as max_tokens and not written go back into the bucket."""
+        if self.otpm is not None:
+            bucket = self._bucket(account, model, "output-tokens", self.otpm)
+            bucket[0] = min(float(self.otpm), bucket[0] + max(0, reserved - used))
 
     # ------------------------------------------------------------------ models
 
@@ -259,7 +307,8 @@ class StrictMessagesApi:
 
     # ------------------------------------------------------------------ messages
 
-    def _messages(self, body: dict[str, Any], account: str) -> dict[str, Any]:
+    def _messages(self, body: dict[str, Any], account: str,
+                  headers: dict[str, str]) -> dict[str, Any]:
         rule = self._model(body.get("model"))
         shape = check(body, rule)
         kept = thinking.review(body, rule, account, self.models, self._replies, self._calls)
@@ -281,10 +330,21 @@ class StrictMessagesApi:
         total = sum(b.tokens for b in prompt)
         if total > rule.context:  # the mind reads "too long" as a full context
             raise bad(f"prompt is too long: {total} tokens > {rule.context} maximum")
+        kept_cache = dict(self.cache.entries)
         usage = self.cache.usage(f"{rule.id}|{account}", prompt, rule.min_cache)
+        try:
+            headers.update(self._admit(account, rule.id, {
+                "requests": 1.0,
+                "input-tokens": float(usage["input_tokens"]
+                                      + usage["cache_creation_input_tokens"]),
+                "output-tokens": float(body["max_tokens"])}))
+        except Refused:  # a refused request leaves the cache as it was
+            self.cache.entries = kept_cache
+            raise
         request = Request(rule, body, account, shape.effort, shape.thinking, seed_of(body))
         reply = self._reply(request, shape, self.behaviour(request))
         out = reply.pop("_spent")
+        self._settle(account, rule.id, body["max_tokens"], out[0])
         reply["usage"] = {
             "input_tokens": usage["input_tokens"],
             "cache_creation_input_tokens": usage["cache_creation_input_tokens"],

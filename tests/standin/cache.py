@@ -37,10 +37,13 @@ class PromptCache:
         self.clock = clock
         self.entries: dict[str, tuple[float, float]] = {}
         """key -> (expires at, lifetime)"""
+        self._pruned = float("-inf")
 
     def usage(self, scope: str, blocks: Sequence[Block], min_cache: int) -> dict[str, int]:
         now = self.clock()
-        self.entries = {k: v for k, v in self.entries.items() if v[0] > now}
+        if now - self._pruned >= 1.0 or now < self._pruned:  # expired entries go, now and then
+            self.entries = {k: v for k, v in self.entries.items() if v[0] > now}
+            self._pruned = now
         keys, totals, running, digest = [], [], 0, hashlib.sha256(scope.encode())
         for block in blocks:
             digest.update(block.text.encode() + b"\x00")
@@ -51,7 +54,8 @@ class PromptCache:
         read = -1
         for mark in marks:
             for at in range(mark, max(-1, mark - LOOKBACK), -1):
-                if keys[at] in self.entries:
+                entry = self.entries.get(keys[at])
+                if entry is not None and entry[0] > now:  # an entry not yet pruned may be old
                     read = max(read, at)
                     break
         if read >= 0:

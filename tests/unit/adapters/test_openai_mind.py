@@ -7,6 +7,7 @@ sends, what it makes of every finish reason and failure, and the history it keep
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -555,3 +556,33 @@ async def test_an_answer_without_a_reply_message_is_a_clear_error():
     log = await turn(mind, World())
     assert log.ended == MIND_ERROR and "held no reply message" in (log.error or "")
     assert mind.get_state(EMBER)["messages"] == []
+
+
+# ---------------------------------------------------------------------- room at the endpoint
+
+
+async def test_requests_wait_for_room_at_the_endpoint_and_a_stop_gives_the_turn_back():
+    """A local server sends no rate limits: the room (adapters/capacity.py) holds requests
+    to its window; a run stopping while a first request waits sends nothing, and the turn
+    is marked not begun (the engine gives it back next run)."""
+    from adapters.capacity import Capacities
+
+    api = ScriptedApi(otherwise=lambda body: reply("Resting."))
+    rooms = Capacities(start=1, ceiling=1)
+    mind = make_mind(api, capacities=rooms)
+    room = rooms.of(BASE_URL, "local-test")
+    held = await room.admit()  # another agent's request fills the window
+    stop = [False]
+    mind.stopping = lambda: stop[0]
+    waiting = asyncio.ensure_future(turn(mind, World()))
+    await asyncio.sleep(0.05)
+    assert api.requests == [] and not waiting.done()
+    stop[0] = True
+    log = await asyncio.wait_for(waiting, 2)
+    assert log.not_begun and log.actions == () and api.requests == []
+    assert mind.memory.history("Ember") == []  # the perception was taken back
+    room.failed(held)
+    stop[0] = False
+    log = await turn(mind, World())
+    assert log.ended == ENDED and len(api.requests) == 1
+    assert room.figures.answered == 1 and room.in_flight == 0

@@ -49,7 +49,8 @@ def test_a_refused_request_fails_the_bench(monkeypatch: pytest.MonkeyPatch) -> N
 
     from tests.standin import api as standin
 
-    def refuse(self: standin.StrictMessagesApi, body: dict, account: str) -> dict:
+    def refuse(self: standin.StrictMessagesApi, body: dict, account: str,
+               headers: dict) -> dict:
         raise standin.bad("refused for the test")
 
     monkeypatch.setattr(standin.StrictMessagesApi, "_messages", refuse)

@@ -161,3 +161,36 @@ async def test_an_empty_feed_says_what_it_is_for() -> None:
         rows = screen_lines(app)
         assert rows[0].rstrip() == "t3 Ember walk: Ember walks north."
         assert "Events:" not in screen_text(app)
+
+
+async def test_a_chosen_line_holds_the_feed_still_until_it_is_let_go_or_falls_off() -> None:
+    feed = EventFeed(max_lines=40)
+    app = OneWidget(feed)
+    async with app.run_test(size=SIZE) as pilot:
+        feed.add(many(30))
+        feed.focus()
+        await pilot.press("up", "up", "k")  # the newest in view, then two earlier
+        await pilot.pause()
+        assert feed.chosen is not None and feed.chosen.text == "line 27"
+        top = feed.scroll_offset.y
+        feed.add(many(5, 30))  # no following while a line is chosen
+        await pilot.pause()
+        assert feed.scroll_offset.y == top and feed.chosen.text == "line 27"
+        assert "line 34" not in screen_text(app)
+        feed.set_filter("Sage")  # line 27 is Sage's: still chosen
+        assert feed.chosen is not None and feed.chosen.text == "line 27"
+        feed.set_filter("Ember")  # not Ember's: let go
+        assert feed.chosen is None
+        feed.set_filter(None)
+        await pilot.press("down")
+        assert feed.chosen is not None
+        chosen = feed.chosen.text
+        feed.add(many(60, 35))  # the chosen line falls off the front: let go, following
+        await pilot.pause()
+        assert feed.chosen is None and chosen not in [ln.text for ln in feed.shown]
+        assert "line 94" in screen_lines(app)[-1]
+        await pilot.press("j")
+        await pilot.pause()
+        assert feed.chosen is not None and feed.chosen.text == "line 94"
+        await pilot.press("escape")
+        assert feed.chosen is None

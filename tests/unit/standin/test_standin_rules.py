@@ -375,7 +375,8 @@ async def test_output_past_max_tokens_is_cut_and_a_cut_call_dropped():
 
 
 async def test_rate_limits_and_faults_answer_like_the_api():
-    """https://platform.claude.com/docs/en/api/rate-limits: 429 rate_limit_error with retry-after
+    """https://platform.claude.com/docs/en/api/rate-limits: a token bucket ("continuously
+    replenished up to your maximum limit"); over it, 429 rate_limit_error with retry-after
     and the anthropic-ratelimit-requests-* headers;
     https://platform.claude.com/docs/en/api/errors: 529 overloaded, 500 api_error."""
     now = [0.0]
@@ -384,8 +385,14 @@ async def test_rate_limits_and_faults_answer_like_the_api():
     await send(api)
     with pytest.raises(anthropic.RateLimitError) as caught:
         await send(api)
-    assert caught.value.response.headers["retry-after"] == "60"
+    # 2 a minute refill one request every 30 s.
+    assert caught.value.response.headers["retry-after"] == "30"
     assert caught.value.response.headers["anthropic-ratelimit-requests-remaining"] == "0"
+    now[0] += 29
+    with pytest.raises(anthropic.RateLimitError):
+        await send(api)  # "earlier retries will fail"
+    now[0] += 1
+    await send(api)
     now[0] += 61
     api.rpm = None
     api.faults.extend([529, 500])

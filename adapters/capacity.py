@@ -1,0 +1,402 @@
+"""How many requests one model at one endpoint may have in flight, learned as a run goes.
+
+    capacities = Capacities(start=8, ceiling=512)
+    room = capacities.of("https://api.anthropic.com", "claude-sonnet-5-5")
+    ticket = await room.admit(output_tokens=16_000, stopping=lambda: False)
+    ...  # the request
+    room.answered(ticket, response.headers, input_used=..., output_used=...)
+    # or room.refused(ticket, 429, headers, retry_after) / room.failed(ticket)
+
+A tick waits on language models, so how close it comes to its slowest agent's own
+chain of requests depends on how many requests run at once. Too few and agents queue
+for nothing; too many and the API answers 429 and everyone waits. A `Capacity` is
+shared by every caller of one model at one endpoint (agents, narrator) and decides
+when the next request may go:
+
+- **Where the API says its limits** (the Messages API sends `anthropic-ratelimit-*`
+  headers on every answer: https://platform.claude.com/docs/en/api/rate-limits), it
+  keeps a copy of each token bucket (requests, input tokens, output tokens), set from
+  the headers as answers come and refilled at the advertised rate between them. A
+  request goes when each bucket holds its cost: one request; the uncached input
+  tokens it is likely to send (the API does not count cache reads, for most models);
+  and `max_tokens` of output, which the API reserves at the start and gives back at
+  the end. So the window opens as far as the limits allow after the first answer,
+  and under a low limit requests are paced to it instead of refused. Headers are the
+  truth: they also count other programs on the same key.
+- **A 429** pauses every request until the `retry-after` the API named (or the
+  bucket's reset) and halves the window; the refused request waits its turn again,
+  and does not count as a failed attempt: a turn waits for capacity, it is not lost
+  to it. **A 529** (overloaded) halves the window too; the caller backs off.
+- **Where no limits are said** (vLLM, Ollama, llama.cpp), the window grows while it
+  pays: it doubles each time a full window of answers came faster (in answers a
+  second) than the window before, and settles on the best size once doubling gains
+  less than `GAIN` (a batching server's replies slow as more run at once).
+
+Waiting requests go first in, first out, so turns start in schedule order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import math
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+Clock = Callable[[], float]
+Stopping = Callable[[], bool]
+
+GAIN = 0.10
+"""Throughput a doubled window must add (a tenth) for a window without limits to grow."""
+POLL = 0.25
+"""Seconds between looks at `stopping` while a request waits for room."""
+HEADER = "anthropic-ratelimit-"
+KINDS = ("requests", "input-tokens", "output-tokens")
+
+
+class CapacityClosed(Exception):
+    """The run is stopping: the request was never sent."""
+
+
+@dataclass
+class Bucket:
+    """Hearth's copy of one of the API's token buckets (per minute, refilled continuously)."""
+
+    limit: float
+    level: float
+    at: float
+
+    def refill(self, now: float) -> None:
+        if now > self.at:
+            self.level = min(self.limit, self.level + (now - self.at) * self.limit / 60.0)
+            self.at = now
+
+    def wait_for(self, cost: float, now: float) -> float:
+        """Seconds until `cost` is in the bucket (a cost above the limit waits for a full one)."""
+        self.refill(now)
+        need = min(cost, self.limit) - self.level
+        return 0.0 if need <= 0 else need * 60.0 / self.limit
+
+
+@dataclass
+class Ticket:
+    """One admitted request, and what its answer must be set against."""
+
+    seq: int
+    started: float
+    input_tokens: float
+    output_tokens: float
+    marks: tuple[float, float, float]
+    """Requests, input and output tokens admitted before this one (running totals)."""
+    waited: float = 0.0
+    """Seconds it waited for room."""
+    done: bool = False
+
+
+@dataclass
+class Figures:
+    """What a capacity did, for a bench or a status line."""
+
+    admitted: int = 0
+    answered: int = 0
+    rate_limited: int = 0
+    overloaded: int = 0
+    peak_in_flight: int = 0
+    waited: float = 0.0
+    windows: list[int] = field(default_factory=list)
+    """Each size the window took, in order."""
+
+
+class Capacity:
+    """The shared room of one model at one endpoint (see the module's docstring)."""
+
+    def __init__(self, name: str, *, start: int, ceiling: int,
+                 clock: Clock = time.monotonic, wall: Clock = time.time) -> None:
+        if not 1 <= start <= ceiling:
+            raise ValueError(f"capacity start {start} must be between 1 and ceiling {ceiling}")
+        self.name = name
+        self.ceiling = ceiling
+        self.window = start
+        self.in_flight = 0
+        self.clock, self.wall = clock, wall
+        self.paused_until = 0.0
+        self.buckets: dict[str, Bucket] = {}
+        self.figures = Figures(windows=[start])
+        self._queue: deque[tuple[asyncio.Future[Ticket], float, float]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
+        self._seq = 0
+        self._totals = [0.0, 0.0, 0.0]
+        self._input_guess = 0.0
+        self._limited = False
+        """Whether a 429 was met: the window then grows one answer at a time."""
+        # Learning without limits: answers in the current round, and the best round yet.
+        self._round: tuple[float, int, bool] | None = None
+        self._best: tuple[int, float] | None = None
+        self._settled = False
+
+    # ------------------------------------------------------------------ admission
+
+    async def admit(self, *, output_tokens: float = 0.0, input_tokens: float | None = None,
+                    stopping: Stopping | None = None) -> Ticket:
+        """Wait for room (first in, first out), then count the request in flight.
+        Raises CapacityClosed if `stopping()` turns true while it waits."""
+        asked = self.clock()
+        cost_in = self._input_guess if input_tokens is None else input_tokens
+        if not self._queue and self._room(cost_in, output_tokens) == 0.0:
+            return self._take(cost_in, output_tokens)
+        loop = asyncio.get_running_loop()
+        mine: asyncio.Future[Ticket] = loop.create_future()
+        waiter = (mine, cost_in, output_tokens)
+        self._queue.append(waiter)
+        self._pump()
+        try:
+            while not mine.done():
+                if stopping is not None and stopping():
+                    raise CapacityClosed("the run is stopping")
+                await asyncio.wait([mine], timeout=POLL if stopping is not None else None)
+        except BaseException:
+            if mine.done() and not mine.cancelled():  # admitted as it was given up
+                self.failed(mine.result())
+            else:
+                mine.cancel()
+                if waiter in self._queue:
+                    self._queue.remove(waiter)
+            self._pump()
+            raise
+        ticket = mine.result()
+        ticket.waited = ticket.started - asked
+        self.figures.waited += ticket.waited
+        return ticket
+
+    def _take(self, cost_in: float, cost_out: float) -> Ticket:
+        """Count a request in flight and take its cost from the buckets, at once (so the
+        next one admitted in the same moment sees what this one took)."""
+        now = self.clock()
+        self.in_flight += 1
+        self._spend(now, cost_in, cost_out)
+        self._seq += 1
+        ticket = Ticket(self._seq, now, cost_in, cost_out,
+                        (self._totals[0], self._totals[1], self._totals[2]))
+        self._totals[0] += 1
+        self._totals[1] += cost_in
+        self._totals[2] += cost_out
+        f = self.figures
+        f.admitted += 1
+        f.peak_in_flight = max(f.peak_in_flight, self.in_flight)
+        if self._round is None:
+            self._round = (now, 0, False)
+        return ticket
+
+    def _spend(self, now: float, cost_in: float, cost_out: float) -> None:
+        for kind, cost in zip(KINDS, (1.0, cost_in, cost_out), strict=True):
+            bucket = self.buckets.get(kind)
+            if bucket is not None:
+                bucket.refill(now)
+                bucket.level -= min(cost, bucket.limit)
+
+    def _room(self, cost_in: float, cost_out: float) -> float | None:
+        """0.0: a request may go now; seconds: when time alone will make room; None:
+        not until an answer frees a place in the window."""
+        if self.in_flight >= self.window:
+            return None
+        now = self.clock()
+        wait = max(0.0, self.paused_until - now)
+        for kind, cost in zip(KINDS, (1.0, cost_in, cost_out), strict=True):
+            bucket = self.buckets.get(kind)
+            if bucket is not None:
+                wait = max(wait, bucket.wait_for(cost, now))
+        return wait
+
+    def _pump(self) -> None:
+        """Admit waiting requests from the front while there is room; if only time will
+        make room, look again then."""
+        while self._queue:
+            head, cost_in, cost_out = self._queue[0]
+            if head.done():  # given up
+                self._queue.popleft()
+                continue
+            wait = self._room(cost_in, cost_out)
+            if wait is None:
+                return
+            if wait > 0.0:
+                self._wake_in(wait)
+                return
+            self._queue.popleft()
+            head.set_result(self._take(cost_in, cost_out))
+
+    def _wake_in(self, seconds: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(seconds + 0.001, self._woken)
+
+    def _woken(self) -> None:
+        self._timer = None
+        self._pump()
+
+    # ------------------------------------------------------------------ answers
+
+    def answered(self, ticket: Ticket, headers: Mapping[str, str] | None = None, *,
+                 input_used: float | None = None, output_used: float | None = None) -> None:
+        """A request came back with an answer: read what the headers say of the limits,
+        give back output tokens reserved and not used, and learn."""
+        if not self._release(ticket):
+            return
+        now = self.clock()
+        self.figures.answered += 1
+        if input_used is not None:
+            self._input_guess = input_used if self.figures.answered == 1 else (
+                0.8 * self._input_guess + 0.2 * input_used)
+        told = self._read(ticket, headers or {}, now)
+        if output_used is not None and "output-tokens" in self.buckets:
+            # The API reserved max_tokens as it took the request, and gives back the
+            # rest now (the headers were written before that).
+            bucket = self.buckets["output-tokens"]
+            bucket.refill(now)
+            bucket.level = min(bucket.limit, bucket.level + max(
+                0.0, ticket.output_tokens - output_used))
+        if told:
+            self._grow_with_limits()
+        else:
+            self._grow_without_limits(now)
+        self._pump()
+
+    def refused(self, ticket: Ticket, status: int, headers: Mapping[str, str] | None = None,
+                retry_after: float | None = None) -> None:
+        """A 429 (rate limited) or 529/503 (overloaded): halve the window; after a 429,
+        nobody sends before the API said it would take requests again."""
+        if not self._release(ticket):
+            return
+        now = self.clock()
+        headers = headers or {}
+        self._read(ticket, headers, now)
+        if status == 429:
+            self.figures.rate_limited += 1
+            self._limited = True
+            wait = retry_after if retry_after is not None else self._until_reset(headers, now)
+            self.paused_until = max(self.paused_until, now + (wait if wait is not None else 1.0))
+        else:
+            self.figures.overloaded += 1
+        self._set_window(max(1, min(self.window, self.in_flight + 1) // 2))
+        self._settled = self._best is not None
+        self._pump()
+
+    def failed(self, ticket: Ticket) -> None:
+        """Any other failure: the place is given back and nothing is learned."""
+        if self._release(ticket):
+            self._pump()
+
+    def _release(self, ticket: Ticket) -> bool:
+        if ticket.done:
+            return False
+        ticket.done = True
+        self.in_flight -= 1
+        return True
+
+    # ------------------------------------------------------------------ learning
+
+    def _read(self, ticket: Ticket, headers: Mapping[str, str], now: float) -> bool:
+        """Set each bucket from the headers; whether any was told."""
+        told = False
+        for index, kind in enumerate(KINDS):
+            limit = _number(headers.get(f"{HEADER}{kind}-limit"))
+            left = _number(headers.get(f"{HEADER}{kind}-remaining"))
+            if limit is None or left is None or limit <= 0:
+                continue
+            told = True
+            # The answer counted what was admitted before it; the copy must also
+            # count what was admitted after it, which the API had not yet seen.
+            after = self._totals[index] - ticket.marks[index] - (
+                (1.0, ticket.input_tokens, ticket.output_tokens)[index])
+            level = min(limit, left) - max(0.0, after)
+            # The API counted at the request's arrival: refill from then.
+            bucket = self.buckets.setdefault(kind, Bucket(limit, level, ticket.started))
+            bucket.limit, bucket.level, bucket.at = limit, level, min(ticket.started, now)
+            bucket.refill(now)
+        return told
+
+    def _grow_with_limits(self) -> None:
+        """The buckets pace requests: the window needs only to stay out of their way.
+        Before any 429 it opens wide at once; after one, it grows one answer at a time."""
+        if self._limited:
+            self._set_window(min(self.ceiling, self.window + 1))
+        else:
+            self._set_window(self.ceiling)
+
+    def _grow_without_limits(self, now: float) -> None:
+        """Rounds of a window's worth of answers: double while answers a second grow by
+        more than GAIN, then keep the best window (see the module's docstring)."""
+        if self._round is None:
+            return
+        began, count, full = self._round
+        full = full or bool(self._queue) or self.in_flight + 1 >= self.window
+        count += 1
+        if count < self.window:
+            self._round = (began, count, full)
+            return
+        self._round = (now, 0, False)
+        if not full or self._settled:  # too few asked to tell; or settled already
+            return
+        rate = count / max(now - began, 1e-6)
+        if self._best is None or rate > self._best[1] * (1.0 + GAIN):
+            self._best = (self.window, rate)
+            self._set_window(min(self.ceiling, self.window * 2))
+        else:
+            self._settled = True
+            self._set_window(self._best[0] if rate < self._best[1] else self.window)
+
+    def _set_window(self, size: int) -> None:
+        if size != self.window:
+            self.window = size
+            self.figures.windows.append(size)
+
+    def _until_reset(self, headers: Mapping[str, str], now: float) -> float | None:
+        """Seconds until the soonest `anthropic-ratelimit-*-reset` a spent bucket names."""
+        waits = []
+        for kind in KINDS:
+            if _number(headers.get(f"{HEADER}{kind}-remaining")) == 0:
+                at = _instant(headers.get(f"{HEADER}{kind}-reset"))
+                if at is not None:
+                    waits.append(max(0.0, at - self.wall()))
+        return min(waits) if waits else None
+
+
+class Capacities:
+    """One Capacity per endpoint and model, for everything one process sends."""
+
+    def __init__(self, *, start: int, ceiling: int, clock: Clock = time.monotonic) -> None:
+        self.start, self.ceiling, self.clock = start, ceiling, clock
+        self._rooms: dict[tuple[str, str], Capacity] = {}
+
+    def of(self, endpoint: str, model: str) -> Capacity:
+        key = (endpoint.rstrip("/"), model)
+        room = self._rooms.get(key)
+        if room is None:
+            room = self._rooms[key] = Capacity(f"{model} at {key[0]}", start=self.start,
+                                               ceiling=self.ceiling, clock=self.clock)
+        return room
+
+    def all(self) -> dict[tuple[str, str], Capacity]:
+        return dict(self._rooms)
+
+
+def _number(raw: str | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def _instant(raw: str | None) -> float | None:
+    """An RFC 3339 time as a Unix time, or None."""
+    if not raw:
+        return None
+    try:
+        return dt.datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

@@ -1,0 +1,354 @@
+"""Many minds at once: how close a tick comes to its slowest agent's chain of requests.
+
+    python -m bench minds                        (minutes: the rate limits take their time)
+    BENCH_MINDS=unlimited python -m bench minds  (only the cases without a rate limit)
+
+A tick waits on language models, so what matters is how close it comes to the
+slowest agent's own chain of requests, and how well a run uses what its key allows.
+The real engine runs real minds over the real SDKs; only the network is replaced:
+
+- **Claude** (`claude-sonnet-5-5`): tests/messages_standin.py (StrictMessagesApi),
+  every request checked against the API's documented rules, behind a transport that
+  answers each request `LATENCY` seconds after it arrives. Its rate limits are token
+  buckets on requests, input and output tokens per minute, with the API's
+  `anthropic-ratelimit-*` headers on every answer and 429 + `retry-after` past them
+  (https://platform.claude.com/docs/en/api/rate-limits). The narrator is off, so an
+  agent's chain is its mind's requests alone: `requests in its turn x LATENCY`.
+  Agents stand far apart (each a cluster of its own) on a 500x500 world.
+  - *No limit*: limits so high they never bind (the headers still come, as they
+    always do): 24 and 240 agents. Target: each tick within 1.2x of the slowest
+    chain; the first tick also pays one round trip before the first headers say
+    how much room there is, so the figure is given for it and for the ticks after.
+  - *120 and 50 requests a minute* (24 agents): turns lost (target 0), and the run's
+    time against the least the limit allows for the requests it made: a bucket of
+    `rpm` requests, refilled at rpm/60 a second, admits N requests no sooner than
+    (N - rpm) / (rpm/60) s after the first, and the last answer comes LATENCY later
+    (or the chains' own time, if longer). Target: at most 1.25x.
+- **A local model** (OpenAI-compatible, as vLLM, Ollama or llama.cpp serve): a
+  stand-in that sends no rate limits and answers more slowly the more requests it
+  holds, as a batching server does (`BASE_LATENCY x (1 + in flight / BATCH)`).
+  1,000 agents (placed as a new world places them): ticks a minute, agent-turns a
+  second, and the number in flight Hearth settled on.
+
+Where it stands: adapters/capacity.py (one per endpoint and model), used by
+adapters/claude_calls.py and adapters/openai_mind/mind.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import datetime as dt
+import itertools
+import json
+import math
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import Figure
+from config import load_config
+from core.agent import Agent
+from core.types import AgentName
+from services.world_service import TerrainRules
+from services.world_setup import plan_world, write_world
+
+LATENCY = 1.0
+MODEL = "claude-sonnet-5-5"
+TODAY = dt.date(2026, 11, 26)
+NO_LIMIT = {"rpm": 1_000_000, "itpm": 1_000_000_000, "otpm": 1_000_000_000}
+BASE_LATENCY = 1.0
+BATCH = 64
+"""A batching server's latency doubles with this many requests in flight."""
+
+
+@dataclass
+class Run:
+    """One measured run: per-tick seconds and slowest chains, requests, turns lost."""
+
+    ticks: list[float]
+    chains: list[float]
+    requests: int
+    rate_limited: int
+    lost: int
+    turns: int
+    window: int
+    peak: int
+
+
+def _far_apart(config: Any, count: int, side: int) -> Any:
+    """A new world whose `count` agents stand on a grid, far out of each other's sight."""
+    from bench.parallel_turns import _open_run
+
+    plan = plan_world(config, seed=11, size=(side, side), agent_count=1)
+    passable = TerrainRules.from_traits(config.terrain.terrains).passable[plan.terrain.codes]
+    per_row = math.ceil(math.sqrt(count))
+    step = (side - 20) // per_row
+    base = plan.agents[0]
+    spots = [_open_run(passable, 10 + (i % per_row) * step, 10 + (i // per_row) * step, 1)
+             for i in range(count)]
+    agents = tuple(Agent(AgentName(f"A{i:03d}"), MODEL, base.personality, p)
+                   for i, p in enumerate(spots))
+    return dataclasses.replace(plan, agents=agents)
+
+
+def _lost_and_chains(db: Path, latency: float) -> tuple[int, int, dict[int, float]]:
+    """Turns that ended in an error, all turns, and each tick's slowest chain (s)."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT tick, ended, record FROM turns").fetchall()
+    chains: dict[int, float] = {}
+    for tick, _ended, record in rows:
+        asked = len(json.loads(record).get("mind", {}).get("requests", []))
+        chains[tick] = max(chains.get(tick, 0.0), asked * latency)
+    return sum(1 for r in rows if r[1] == "error"), len(rows), chains
+
+
+@contextlib.contextmanager
+def _served(limits: Mapping[str, int]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The stand-in in a process of its own (the API's work is not Hearth's: in this
+    process it would take the engine's CPU), answering each request LATENCY seconds
+    after it arrived. Yields its URL and, once it has stopped, what it served."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "bench.minds", "--serve", json.dumps(dict(limits))],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        cwd=Path(__file__).resolve().parent.parent)
+    assert child.stdin is not None and child.stdout is not None
+    seen: dict[str, Any] = {}
+    try:
+        yield child.stdout.readline().strip(), seen
+    finally:
+        child.stdin.close()
+        out = child.stdout.read()
+        child.wait(timeout=60)
+        seen.update(json.loads(out.strip().splitlines()[-1]) if out.strip() else {})
+
+
+def _serve(limits: Mapping[str, int]) -> None:
+    """`python -m bench.minds --serve LIMITS`: the stand-in on 127.0.0.1 until stdin
+    closes; prints its URL, then (at the end) one JSON line of what it served."""
+    import socketserver
+
+    from tests.messages_standin import StrictMessagesApi
+
+    socketserver.TCPServer.request_queue_size = 4096  # every agent may connect at once
+    api = StrictMessagesApi(today=TODAY, **limits)
+    answer = api.handler
+
+    def slow(request: Any) -> Any:
+        arrived = time.monotonic()
+        response = answer(request)  # admitted (or refused) as it arrives
+        if response.status_code == 200:
+            time.sleep(max(0.0, arrived + LATENCY - time.monotonic()))
+        return response
+
+    api.handler = slow  # type: ignore[method-assign]
+    with api.serve() as url:
+        print(url, flush=True)
+        sys.stdin.read()
+    print(json.dumps({"served": len(api.served),
+                      "refused": [r.status for r in api.refused]}), flush=True)
+
+
+async def _claude_run(count: int, ticks: int, limits: Mapping[str, int]) -> Run:
+    import anthropic
+
+    from adapters.capacity import Capacities
+    from adapters.claude_setup import Speaker, claude_parts
+    from engine import HearthEngine
+    from storage import Storage
+
+    config = load_config(None)
+    settings = config.settings.model_copy(update={
+        "claude": config.settings.claude.model_copy(update={"narrator_model": None})})
+    config = dataclasses.replace(config, settings=settings)
+    world = _far_apart(config, count, 500)
+    scheduling = settings.scheduling
+    capacities = Capacities(start=scheduling.model_requests_start,
+                            ceiling=scheduling.model_requests_max)
+    took: list[float] = []
+    with _served(limits) as (url, seen), tempfile.TemporaryDirectory() as tmp:
+
+        def client(api_key: str, timeout: float) -> anthropic.AsyncAnthropic:
+            return anthropic.AsyncAnthropic(api_key=api_key, max_retries=0, timeout=timeout,
+                                            base_url=url)
+
+        async with Storage(Path(tmp) / "data") as storage:
+            await write_world(storage, world, config)
+            speakers = [Speaker(a.name, MODEL, a.personality) for a in world.agents]
+            parts = await claude_parts(speakers, settings.claude, "test-key", today=TODAY,
+                                       make_client=client, capacities=capacities)
+            engine = HearthEngine(storage, config, mind=parts.mind,
+                                  agents_dir=Path(tmp) / "agents")
+            engine.on_close += [c.close for c in parts.clients]
+            await engine.initialize()
+            try:
+                for _ in range(ticks):
+                    started = time.perf_counter()
+                    await engine.tick_once()
+                    took.append(time.perf_counter() - started)
+            finally:
+                await engine.close()
+        lost, turns, chains = _lost_and_chains(Path(tmp) / "data" / "world.db", LATENCY)
+    if any(status != 429 for status in seen.get("refused", [])):
+        raise RuntimeError(f"the stand-in refused requests: {seen['refused'][:5]}")
+    room = capacities.of(url, MODEL)
+    return Run(took, [chains.get(t, 0.0) for t in sorted(chains)], int(seen.get("served", 0)),
+               sum(1 for status in seen.get("refused", []) if status == 429), lost, turns,
+               room.window, room.figures.peak_in_flight)
+
+
+class BatchingServer:
+    """An OpenAI-compatible chat-completions stand-in whose answers slow as it holds
+    more requests at once; it sends no rate-limit headers, as local servers do not."""
+
+    def __init__(self) -> None:
+        self.in_flight = self.peak = self.served = 0
+        self._ids = itertools.count(1)
+
+    async def handler(self, request: Any) -> Any:
+        import httpx2
+
+        from tests.fake_openai import reply, tool_call
+
+        body = json.loads(request.content)
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            await asyncio.sleep(BASE_LATENCY * (1 + self.in_flight / BATCH))
+        finally:
+            self.in_flight -= 1
+        self.served += 1
+        last = body["messages"][-1]
+        if last.get("role") == "tool":  # the results are in: the turn ends
+            answer = reply("That will do for now.")
+        else:
+            way = ("north", "east", "south", "west")[next(self._ids) % 4]
+            answer = reply(calls=[tool_call("walk", direction=way)])
+        return httpx2.Response(200, json=answer)
+
+
+async def _local_run(count: int, ticks: int) -> tuple[Run, BatchingServer]:
+    import httpx2
+    import openai
+
+    from adapters.capacity import Capacities
+    from adapters.offline_mind import OfflineMind
+    from adapters.openai_mind import OpenAIMind, OpenAIProfile
+    from engine import HearthEngine
+    from services.world_setup import create_world
+    from storage import Storage
+    from tests.fake_openai import BASE_URL
+
+    config = load_config(None)
+    scheduling = config.settings.scheduling
+    server = BatchingServer()
+    client = openai.AsyncOpenAI(
+        api_key="not-needed", base_url=BASE_URL, max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server.handler),
+                                       timeout=600))
+    capacities = Capacities(start=scheduling.model_requests_start,
+                            ceiling=scheduling.model_requests_max)
+    took: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        async with Storage(Path(tmp) / "data") as storage:
+            await create_world(storage, config, seed=7, size=(500, 500), agent_count=count)
+            residents = await storage.agents.get_all_agents()
+            mind = OpenAIMind(client, {a.name: OpenAIProfile("local-test", a.personality)
+                                       for a in residents},
+                              max_tokens=1024, capacities=capacities)
+            engine = HearthEngine(storage, config, mind=OfflineMind(7, {}),
+                                  agents_dir=Path(tmp) / "agents",
+                                  minds={a.name: mind for a in residents})
+            engine.on_close.append(client.close)
+            await engine.initialize()
+            try:
+                for _ in range(ticks):
+                    started = time.perf_counter()
+                    await engine.tick_once()
+                    took.append(time.perf_counter() - started)
+            finally:
+                await engine.close()
+            lost, turns, chains = _lost_and_chains(Path(tmp) / "data" / "world.db",
+                                                   BASE_LATENCY)
+    room = capacities.of(BASE_URL, "local-test")
+    return Run(took, [chains.get(t, 0.0) for t in sorted(chains)], server.served, 0, lost,
+               turns, room.window, room.figures.peak_in_flight), server
+
+
+def _least_time(requests: int, rpm: int, chains: Sequence[float]) -> float:
+    """The least time a bucket of `rpm` (full at the start) allows for `requests`."""
+    paced = max(0, requests - rpm) / (rpm / 60.0) + LATENCY
+    return max(paced, sum(chains))
+
+
+def _unlimited(count: int, ticks: int) -> list[Figure]:
+    run = asyncio.run(_claude_run(count, ticks, NO_LIMIT))
+    first = run.ticks[0] / run.chains[0]
+    later = [t / c for t, c in zip(run.ticks[1:], run.chains[1:], strict=True)]
+    worst_later = max(later) if later else first
+    return [
+        Figure(f"no limit, {count} far-apart agents: tick against slowest chain",
+               f"first {run.ticks[0]:.2f} s / {run.chains[0]:.1f} s = {first:.2f}x; then "
+               + ", ".join(f"{t:.2f} s" for t in run.ticks[1:])
+               + f" / {run.chains[-1]:.1f} s, worst {worst_later:.2f}x "
+               f"(window {run.window}, peak in flight {run.peak})",
+               "<= 1.2x", worst_later <= 1.2),
+        Figure(f"no limit, {count} agents: turns lost", f"{run.lost} of {run.turns}", "0",
+               run.lost == 0),
+    ]
+
+
+def _limited(rpm: int, ticks: int) -> list[Figure]:
+    limits = {**NO_LIMIT, "rpm": rpm}
+    run = asyncio.run(_claude_run(24, ticks, limits))
+    total = sum(run.ticks)
+    least = _least_time(run.requests, rpm, run.chains)
+    ratio = total / least
+    return [
+        Figure(f"{rpm} requests a minute, 24 agents, {ticks} ticks: turns lost",
+               f"{run.lost} of {run.turns} ({run.rate_limited} answered 429)", "0",
+               run.lost == 0),
+        Figure(f"{rpm} requests a minute: run time against the least the limit allows",
+               f"{total:.1f} s / {least:.1f} s for {run.requests} requests = {ratio:.2f}x",
+               "<= 1.25x", ratio <= 1.25),
+    ]
+
+
+def _local(count: int, ticks: int) -> list[Figure]:
+    run, server = asyncio.run(_local_run(count, ticks))
+    seconds = sum(run.ticks)
+    return [
+        Figure(f"local batching server, {count} agents, {ticks} ticks: ticks a minute",
+               f"{60.0 * ticks / seconds:.2f} (ticks: "
+               + ", ".join(f"{t:.1f} s" for t in run.ticks) + ")"),
+        Figure("local batching server: agent-turns a second",
+               f"{run.turns / seconds:.1f} ({run.turns} turns, {server.served} requests, "
+               f"{run.lost} lost)"),
+        Figure("local batching server: requests in flight Hearth settled on",
+               f"{run.window} (peak {run.peak}; the server's answers take "
+               f"{BASE_LATENCY:.0f} s x (1 + in flight / {BATCH}))"),
+    ]
+
+
+def run() -> list[Figure]:
+    only = os.environ.get("BENCH_MINDS", "")
+    figures: list[Figure] = []
+    if only in ("", "unlimited"):
+        figures += _unlimited(24, 3) + _unlimited(240, 3)
+    if only in ("", "limited"):
+        figures += _limited(120, 4) + _limited(50, 3)
+    if only in ("", "local"):
+        figures += _local(1000, 3)
+    return figures
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--serve"]:
+    _serve(json.loads(sys.argv[2]))
