@@ -15,6 +15,7 @@ within a deadline.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ from services.budget import SpendMeter
 NARRATOR_EFFORT = "low"
 """A retelling needs little thought; the least effort a model takes, where it takes one."""
 NARRATOR_MAX_TOKENS = 2_000
+AGENTS_PER_CLIENT = 32
+"""Agents whose requests share one client's connection pool (ClaudeMind.clients)."""
 
 # Hearth says once, before the run, which models are deprecated and until when; the
 # SDK would say it again on every request.
@@ -98,6 +101,10 @@ async def claude_parts(
     except BaseException:
         await client.close()
         raise
+    # One client (and connection pool) for every AGENTS_PER_CLIENT agents: see
+    # ClaudeMind.clients.
+    more = [make_client(api_key, settings.timeout_seconds)
+            for _ in range(1, math.ceil(len(speakers) / AGENTS_PER_CLIENT))]
     mind = ClaudeMind(
         client,
         {s.name: ClaudeProfile(s.model, s.personality, s.effort or settings.effort)
@@ -110,8 +117,8 @@ async def claude_parts(
         policy=CallPolicy(settings.max_retries, settings.timeout_seconds,
                           settings.retry_after_max_seconds),
         turn_deadline=settings.turn_deadline_seconds,
-        lineup=lineup, capacities=capacities)
-    parts = ClaudeParts(mind, None, lineup, list(lineup.warnings), [client])
+        lineup=lineup, capacities=capacities, more_clients=more)
+    parts = ClaudeParts(mind, None, lineup, list(lineup.warnings), [client, *more])
     if narrator_model:
         told = make_client(api_key, settings.narrator_timeout_seconds)
         parts.clients.append(told)

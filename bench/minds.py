@@ -19,6 +19,11 @@ The real engine runs real minds over the real SDKs; only the network is replaced
     always do): 24 and 240 agents. Target: each tick within 1.2x of the slowest
     chain; the first tick also pays one round trip before the first headers say
     how much room there is, so the figure is given for it and for the ticks after.
+    Hearth's own CPU per tick is shown beside: a turn costs the engine and the SDKs
+    some milliseconds, so 240 turns of 1 s replies come near a core's worth, and the
+    stand-in (which checks every request) needs about as much on the other core of a
+    2-core machine. 240 agents are therefore also measured at 3 s a reply, nearer a
+    thinking model's time, where the chain and not the CPU sets the pace.
   - *120 and 50 requests a minute* (24 agents): turns lost (target 0), and the run's
     time against the least the limit allows for the requests it made: a bucket of
     `rpm` requests, refilled at rpm/60 a second, admits N requests no sooner than
@@ -57,7 +62,7 @@ from typing import Any
 from bench import Figure
 from config import load_config
 from core.agent import Agent
-from core.types import AgentName
+from core.types import AgentName, Position
 from services.world_service import TerrainRules
 from services.world_setup import plan_world, write_world
 
@@ -76,6 +81,8 @@ class Run:
 
     ticks: list[float]
     chains: list[float]
+    cpu: list[float]
+    """Hearth's own CPU seconds per tick (this process, all threads)."""
     requests: int
     rate_limited: int
     lost: int
@@ -85,19 +92,36 @@ class Run:
 
 
 def _far_apart(config: Any, count: int, side: int) -> Any:
-    """A new world whose `count` agents stand on a grid, far out of each other's sight."""
-    from bench.parallel_turns import _open_run
-
+    """A new world whose `count` agents stand far out of each other's sight (each a
+    cluster of its own), on open ground spread over the map."""
     plan = plan_world(config, seed=11, size=(side, side), agent_count=1)
     passable = TerrainRules.from_traits(config.terrain.terrains).passable[plan.terrain.codes]
-    per_row = math.ceil(math.sqrt(count))
-    step = (side - 20) // per_row
+    apart = 2 * (config.settings.vision.radius + 2) + 2
+    chosen: list[tuple[int, int]] = []
+    step = max(apart, int((side - 10) / math.sqrt(count * 1.5)))
+    for y in range(5, side - 5, step):
+        for x in range(5, side - 5, step):
+            spot = _open_near(passable, x, y, step // 2)
+            if spot is not None and all(max(abs(spot[0] - a), abs(spot[1] - b)) >= apart
+                                        for a, b in chosen):
+                chosen.append(spot)
+    if len(chosen) < count:
+        raise RuntimeError(f"only {len(chosen)} far-apart open spots for {count} agents")
     base = plan.agents[0]
-    spots = [_open_run(passable, 10 + (i % per_row) * step, 10 + (i // per_row) * step, 1)
-             for i in range(count)]
-    agents = tuple(Agent(AgentName(f"A{i:03d}"), MODEL, base.personality, p)
-                   for i, p in enumerate(spots))
+    agents = tuple(Agent(AgentName(f"A{i:03d}"), MODEL, base.personality, Position(x, y))
+                   for i, (x, y) in enumerate(chosen[:count]))
     return dataclasses.replace(plan, agents=agents)
+
+
+def _open_near(passable: Any, x: int, y: int, reach: int) -> tuple[int, int] | None:
+    """The open cell nearest (x, y) within `reach` cells, or None."""
+    height, width = passable.shape
+    for r in range(reach + 1):
+        for yy in range(max(0, y - r), min(height, y + r + 1)):
+            for xx in range(max(0, x - r), min(width, x + r + 1)):
+                if max(abs(xx - x), abs(yy - y)) == r and passable[yy, xx]:
+                    return xx, yy
+    return None
 
 
 def _lost_and_chains(db: Path, latency: float) -> tuple[int, int, dict[int, float]]:
@@ -112,12 +136,14 @@ def _lost_and_chains(db: Path, latency: float) -> tuple[int, int, dict[int, floa
 
 
 @contextlib.contextmanager
-def _served(limits: Mapping[str, int]) -> Iterator[tuple[str, dict[str, Any]]]:
+def _served(limits: Mapping[str, int],
+            latency: float = LATENCY) -> Iterator[tuple[str, dict[str, Any]]]:
     """The stand-in in a process of its own (the API's work is not Hearth's: in this
     process it would take the engine's CPU), answering each request LATENCY seconds
     after it arrived. Yields its URL and, once it has stopped, what it served."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "bench.minds", "--serve", json.dumps(dict(limits))],
+        [sys.executable, "-m", "bench.minds", "--serve", json.dumps(dict(limits)),
+         str(latency)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         cwd=Path(__file__).resolve().parent.parent)
     assert child.stdin is not None and child.stdout is not None
@@ -131,33 +157,65 @@ def _served(limits: Mapping[str, int]) -> Iterator[tuple[str, dict[str, Any]]]:
         seen.update(json.loads(out.strip().splitlines()[-1]) if out.strip() else {})
 
 
-def _serve(limits: Mapping[str, int]) -> None:
+def _serve(limits: Mapping[str, int], latency: float) -> None:
     """`python -m bench.minds --serve LIMITS`: the stand-in on 127.0.0.1 until stdin
-    closes; prints its URL, then (at the end) one JSON line of what it served."""
-    import socketserver
+    closes; prints its URL, then (at the end) one JSON line of what it served.
+
+    One thread and an event loop, HTTP/1.1 with keep-alive: the stand-in's own work
+    (it checks every request as the API would) runs one request at a time, as it
+    would under its lock, and each answer is sent LATENCY seconds after its request
+    arrived (the work counts in that time), while the others wait concurrently."""
+    import httpx2
 
     from tests.messages_standin import StrictMessagesApi
 
-    socketserver.TCPServer.request_queue_size = 4096  # every agent may connect at once
     api = StrictMessagesApi(today=TODAY, **limits)
-    answer = api.handler
+    busy = [0.0]
 
-    def slow(request: Any) -> Any:
-        arrived = time.monotonic()
-        response = answer(request)  # admitted (or refused) as it arrives
-        if response.status_code == 200:
-            time.sleep(max(0.0, arrived + LATENCY - time.monotonic()))
-        return response
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                arrived = time.monotonic()
+                lines = head.decode("latin-1").split("\r\n")
+                method, path, _ = lines[0].split(" ", 2)
+                headers = [tuple(part.strip() for part in line.split(":", 1))
+                           for line in lines[1:] if ":" in line]
+                size = next((int(v) for k, v in headers if k.lower() == "content-length"), 0)
+                body = await reader.readexactly(size) if size else b""
+                began = time.monotonic()
+                response = api.handler(httpx2.Request(
+                    method, f"http://127.0.0.1{path}", headers=headers, content=body))
+                busy[0] += time.monotonic() - began
+                if response.status_code == 200:
+                    await asyncio.sleep(max(0.0, arrived + latency - time.monotonic()))
+                out = response.content
+                reply = [f"HTTP/1.1 {response.status_code} X"]
+                reply += [f"{k}: {v}" for k, v in response.headers.items()
+                          if k.lower() not in ("content-length", "transfer-encoding",
+                                               "connection")]
+                reply.append(f"content-length: {len(out)}")
+                writer.write(("\r\n".join(reply) + "\r\n\r\n").encode("latin-1") + out)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
 
-    api.handler = slow  # type: ignore[method-assign]
-    with api.serve() as url:
-        print(url, flush=True)
-        sys.stdin.read()
-    print(json.dumps({"served": len(api.served),
+    async def main() -> None:
+        server = await asyncio.start_server(connection, "127.0.0.1", 0, backlog=4096)
+        port = server.sockets[0].getsockname()[1]
+        print(f"http://127.0.0.1:{port}", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        server.close()
+
+    asyncio.run(main())
+    print(json.dumps({"served": len(api.served), "busy": busy[0],
                       "refused": [r.status for r in api.refused]}), flush=True)
 
 
-async def _claude_run(count: int, ticks: int, limits: Mapping[str, int]) -> Run:
+async def _claude_run(count: int, ticks: int, limits: Mapping[str, int],
+                      latency: float = LATENCY) -> Run:
     import anthropic
 
     from adapters.capacity import Capacities
@@ -174,7 +232,8 @@ async def _claude_run(count: int, ticks: int, limits: Mapping[str, int]) -> Run:
     capacities = Capacities(start=scheduling.model_requests_start,
                             ceiling=scheduling.model_requests_max)
     took: list[float] = []
-    with _served(limits) as (url, seen), tempfile.TemporaryDirectory() as tmp:
+    cpu: list[float] = []
+    with _served(limits, latency) as (url, seen), tempfile.TemporaryDirectory() as tmp:
 
         def client(api_key: str, timeout: float) -> anthropic.AsyncAnthropic:
             return anthropic.AsyncAnthropic(api_key=api_key, max_retries=0, timeout=timeout,
@@ -191,16 +250,23 @@ async def _claude_run(count: int, ticks: int, limits: Mapping[str, int]) -> Run:
             await engine.initialize()
             try:
                 for _ in range(ticks):
-                    started = time.perf_counter()
-                    await engine.tick_once()
+                    started, used = time.perf_counter(), time.process_time()
+                    ctx = await engine.tick_once()
                     took.append(time.perf_counter() - started)
+                    cpu.append(time.process_time() - used)
+                    if len(ctx.clusters) != count:  # the chain measured is one agent's
+                        raise RuntimeError(f"{count} agents stood in {len(ctx.clusters)} "
+                                           "clusters, not one each")
             finally:
                 await engine.close()
-        lost, turns, chains = _lost_and_chains(Path(tmp) / "data" / "world.db", LATENCY)
+        lost, turns, chains = _lost_and_chains(Path(tmp) / "data" / "world.db", latency)
+    if os.environ.get("BENCH_MINDS_SERVER"):
+        print(f"   (the stand-in was busy {seen.get('busy', 0):.1f} s answering)", flush=True)
     if any(status != 429 for status in seen.get("refused", [])):
         raise RuntimeError(f"the stand-in refused requests: {seen['refused'][:5]}")
     room = capacities.of(url, MODEL)
-    return Run(took, [chains.get(t, 0.0) for t in sorted(chains)], int(seen.get("served", 0)),
+    return Run(took, [chains.get(t, 0.0) for t in sorted(chains)], cpu,
+               int(seen.get("served", 0)),
                sum(1 for status in seen.get("refused", []) if status == 429), lost, turns,
                room.window, room.figures.peak_in_flight)
 
@@ -257,6 +323,7 @@ async def _local_run(count: int, ticks: int) -> tuple[Run, BatchingServer]:
     capacities = Capacities(start=scheduling.model_requests_start,
                             ceiling=scheduling.model_requests_max)
     took: list[float] = []
+    cpu: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         async with Storage(Path(tmp) / "data") as storage:
             await create_world(storage, config, seed=7, size=(500, 500), agent_count=count)
@@ -271,15 +338,16 @@ async def _local_run(count: int, ticks: int) -> tuple[Run, BatchingServer]:
             await engine.initialize()
             try:
                 for _ in range(ticks):
-                    started = time.perf_counter()
+                    started, used = time.perf_counter(), time.process_time()
                     await engine.tick_once()
                     took.append(time.perf_counter() - started)
+                    cpu.append(time.process_time() - used)
             finally:
                 await engine.close()
             lost, turns, chains = _lost_and_chains(Path(tmp) / "data" / "world.db",
                                                    BASE_LATENCY)
     room = capacities.of(BASE_URL, "local-test")
-    return Run(took, [chains.get(t, 0.0) for t in sorted(chains)], server.served, 0, lost,
+    return Run(took, [chains.get(t, 0.0) for t in sorted(chains)], cpu, server.served, 0, lost,
                turns, room.window, room.figures.peak_in_flight), server
 
 
@@ -289,17 +357,19 @@ def _least_time(requests: int, rpm: int, chains: Sequence[float]) -> float:
     return max(paced, sum(chains))
 
 
-def _unlimited(count: int, ticks: int) -> list[Figure]:
-    run = asyncio.run(_claude_run(count, ticks, NO_LIMIT))
+def _unlimited(count: int, ticks: int, latency: float = LATENCY) -> list[Figure]:
+    run = asyncio.run(_claude_run(count, ticks, NO_LIMIT, latency))
     first = run.ticks[0] / run.chains[0]
     later = [t / c for t, c in zip(run.ticks[1:], run.chains[1:], strict=True)]
     worst_later = max(later) if later else first
     return [
-        Figure(f"no limit, {count} far-apart agents: tick against slowest chain",
+        Figure(f"no limit, {count} far-apart agents, {latency:.0f} s a reply: tick against "
+               "slowest chain",
                f"first {run.ticks[0]:.2f} s / {run.chains[0]:.1f} s = {first:.2f}x; then "
                + ", ".join(f"{t:.2f} s" for t in run.ticks[1:])
                + f" / {run.chains[-1]:.1f} s, worst {worst_later:.2f}x "
-               f"(window {run.window}, peak in flight {run.peak})",
+               f"(window {run.window}, peak in flight {run.peak}; Hearth's CPU a tick "
+               + ", ".join(f"{c:.1f}" for c in run.cpu) + " s)",
                "<= 1.2x", worst_later <= 1.2),
         Figure(f"no limit, {count} agents: turns lost", f"{run.lost} of {run.turns}", "0",
                run.lost == 0),
@@ -342,7 +412,7 @@ def run() -> list[Figure]:
     only = os.environ.get("BENCH_MINDS", "")
     figures: list[Figure] = []
     if only in ("", "unlimited"):
-        figures += _unlimited(24, 3) + _unlimited(240, 3)
+        figures += _unlimited(24, 3) + _unlimited(240, 3) + _unlimited(240, 3, 3.0)
     if only in ("", "limited"):
         figures += _limited(120, 4) + _limited(50, 3)
     if only in ("", "local"):
@@ -351,4 +421,4 @@ def run() -> list[Figure]:
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--serve"]:
-    _serve(json.loads(sys.argv[2]))
+    _serve(json.loads(sys.argv[2]), float(sys.argv[3]))

@@ -143,8 +143,15 @@ class ClaudeMind:
         lineup: Lineup | None = None,
         clock: Callable[[], float] = time.monotonic,
         capacities: Capacities | None = None,
+        more_clients: Sequence[anthropic.AsyncAnthropic] = (),
     ) -> None:
         self.client = client
+        self.clients = (client, *more_clients)
+        """Agents are spread over these by name (`client_for`): one connection pool for
+        hundreds of requests at once costs the pool a scan of every connection for each
+        request (httpcore), which took half a 240-agent tick's CPU; a pool a shard does
+        not."""
+        self._shard: dict[str, anthropic.AsyncAnthropic] = {}
         self.capacities = capacities
         """Room at the endpoint per model, shared with the narrator (adapters/capacity.py);
         None: every request goes at once."""
@@ -172,6 +179,16 @@ class ClaudeMind:
         self._told = False
         self._systems: dict[str, list[dict[str, Any]]] = {}
         self._tools: tuple[tuple[ToolSpec, ...], list[dict[str, Any]]] | None = None
+
+    def client_for(self, agent: str) -> anthropic.AsyncAnthropic:
+        """The client an agent's requests go through (the same one every time)."""
+        client = self._shard.get(agent)
+        if client is None:
+            clients = self.clients
+            client = clients[0] if len(clients) == 1 else clients[
+                len(self._shard) % len(clients)]
+            self._shard[agent] = client
+        return client
 
     # ------------------------------------------------------------------ Mind
 
@@ -327,11 +344,12 @@ class ClaudeTurn:
         agent, tick = self.start.agent, self.start.tick
         started = time.perf_counter()
         mind = self.mind
+        client = mind.client_for(agent)
         capacity = None if mind.capacities is None else mind.capacities.of(
-            str(mind.client.base_url), self.profile.model)
+            str(client.base_url), self.profile.model)
         try:
             reply = await ask(
-                mind.client, mind.policy, self.deadline, clock=mind.clock,
+                client, mind.policy, self.deadline, clock=mind.clock,
                 capacity=capacity, stopping=mind.stopping, on_wait=self._waited,
                 model=self.profile.model,
                 tools=self.tools,

@@ -100,11 +100,16 @@ class StrictMessagesApi:
             http_client=httpx2.Client(transport=httpx2.MockTransport(self.handler)), **kw)
 
     @contextlib.contextmanager
-    def serve(self) -> Iterator[str]:
-        """The stand-in on a real socket; yields its base URL."""
+    def serve(self, *, keep_alive: bool = False) -> Iterator[str]:
+        """The stand-in on a real socket; yields its base URL. `keep_alive`: HTTP/1.1,
+        one connection for many requests, as the real API serves (a bench's choice;
+        tests keep one connection a request, so nothing lingers after them)."""
         api = self
 
         class Handler(BaseHTTPRequestHandler):
+            if keep_alive:
+                protocol_version = "HTTP/1.1"
+
             def _answer(self) -> None:
                 size = int(self.headers.get("content-length") or 0)
                 request = httpx2.Request(

@@ -16,10 +16,12 @@ import sqlite3
 import time
 from pathlib import Path
 
+import anthropic
+
 from adapters.capacity import Capacities, Capacity
 from adapters.claude_calls import CallPolicy, ask
 from adapters.claude_setup import Speaker, claude_parts
-from config import HearthConfig
+from config import HearthConfig, load_config
 from storage import Storage
 from tests.messages_standin import StrictMessagesApi
 
@@ -128,3 +130,27 @@ async def test_a_stop_while_turns_wait_for_room_gives_those_turns_back(
         now = {row[0] for row in db.execute("SELECT agent FROM turns WHERE tick = ?",
                                             (ctx.tick,))}
     assert now == everyone
+
+
+async def test_many_agents_spread_over_clients_each_always_on_its_own():
+    """A connection pool scans every connection for each request it places (httpcore),
+    so hundreds of agents share a few clients, AGENTS_PER_CLIENT each, not one."""
+    from adapters.claude_setup import AGENTS_PER_CLIENT
+
+    api = StrictMessagesApi()
+    made = []
+
+    def client(key: str, timeout: float) -> anthropic.AsyncAnthropic:
+        made.append(api.client(api_key=key, timeout=timeout))
+        return made[-1]
+
+    speakers = [Speaker(f"A{i:03d}", SONNET, "Kind.") for i in range(2 * AGENTS_PER_CLIENT + 1)]
+    parts = await claude_parts(speakers, load_config(None).settings.claude.model_copy(
+        update={"narrator_model": None}), "test-key", today=TODAY, make_client=client)
+    mind = parts.mind
+    assert len(mind.clients) == 3 and parts.clients == list(mind.clients)
+    chosen = {s.name: mind.client_for(s.name) for s in speakers}
+    assert {id(c) for c in chosen.values()} == {id(c) for c in mind.clients}
+    assert all(mind.client_for(name) is c for name, c in chosen.items())  # stable
+    for c in made:
+        await c.close()
