@@ -208,35 +208,43 @@ def test_a_happening_line_opens_the_nearest_turn_and_says_so() -> None:
 # ---------------------------------------------------------------- each kind of mind
 
 
+async def _open_live_and_past(app, pilot, world, ticks: int) -> list[tuple[str, str]]:
+    """Run `ticks`, then open provenance on the newest turn line, live and one tick back:
+    each time the screen's text and the line's own text."""
+    await _until(lambda: app.ticks_seen == ticks)
+    await pilot.pause()
+    feed = app.query_one(EventFeed)
+    await _stored(world, feed.shown)
+    seen = []
+    for when in ("live", "past"):
+        if when == "past":
+            await pilot.press("left_square_bracket")
+            await pilot.pause()
+            assert app.timeline.viewing == app.live.tick - 1
+        shown = feed.shown
+        row = max(i for i, ln in enumerate(shown) if _is_turn(ln))
+        feed.choose_row(row)
+        await pilot.press("p")
+        await pilot.pause()
+        screen, opened = _opened(app)
+        assert opened == (shown[row].tick, shown[row].agent), when
+        seen.append((screen.text.plain, shown[row].text))
+        await pilot.press("escape")
+        await pilot.pause()
+    await pilot.press("q")
+    return seen
+
+
 async def test_p_opens_an_offline_turn_live_and_in_the_past(small_world, config) -> None:
     async with _watching(small_world, config, await _mind(small_world)) as (api, app):
         async with app.run_test(size=SIZE) as pilot:
             api.run(3)
-            await _until(lambda: app.ticks_seen == 3)
-            await pilot.pause()
-            feed = app.query_one(EventFeed)
-            await _stored(small_world, feed.shown)
-            for when in ("live", "past"):
-                if when == "past":
-                    await pilot.press("left_square_bracket")
-                    await pilot.pause()
-                    assert app.timeline.viewing == app.live.tick - 1
-                shown = feed.shown
-                row = max(i for i, ln in enumerate(shown) if _is_turn(ln))
-                feed.choose_row(row)
-                await pilot.press("p")
-                await pilot.pause()
-                screen, opened = _opened(app)
-                assert opened == (shown[row].tick, shown[row].agent), when
-                text = screen.text.plain
+            for text, line in await _open_live_and_past(app, pilot, small_world, 3):
                 assert "(offline mind; turn ended:" in text, text
                 assert "The offline mind is a script: it records no perception" in text
                 assert "Perceived\n(not recorded)" in text
                 assert "Mind: no tokens recorded; no cost recorded" in text
-                assert shown[row].text in text
-                await pilot.press("escape")
-                await pilot.pause()
-            await pilot.press("q")
+                assert line in text
 
 
 async def test_p_opens_a_claude_turn_live_and_in_the_past(small_world, config) -> None:
@@ -244,29 +252,10 @@ async def test_p_opens_a_claude_turn_live_and_in_the_past(small_world, config) -
     async with _watching(small_world, config, mind) as (api, app):
         async with app.run_test(size=SIZE) as pilot:
             api.run(2)
-            await _until(lambda: app.ticks_seen == 2)
-            await pilot.pause()
-            feed = app.query_one(EventFeed)
-            await _stored(small_world, feed.shown)
-            for when in ("live", "past"):
-                if when == "past":
-                    await pilot.press("left_square_bracket")
-                    await pilot.pause()
-                    assert app.timeline.viewing == app.live.tick - 1
-                shown = feed.shown
-                row = max(i for i, ln in enumerate(shown) if _is_turn(ln))
-                feed.choose_row(row)
-                await pilot.press("p")
-                await pilot.pause()
-                screen, opened = _opened(app)
-                assert opened == (shown[row].tick, shown[row].agent), when
-                text = screen.text.plain
+            for text, line in await _open_live_and_past(app, pilot, small_world, 2):
                 assert f"(claude mind, model {SONNET}; turn ended:" in text, text
                 assert "You are at (" in text  # the perception, as the model was sent it
                 assert "Said (reply)\n(not recorded)" not in text  # the stand-in replied
                 assert "Mind: " in text and "output " in text and "$0.0" in text
-                assert shown[row].text in text
-                await pilot.press("escape")
-                await pilot.pause()
-            await pilot.press("q")
+                assert line in text
     assert standin.refused == []
