@@ -809,7 +809,7 @@ async def wire_engine(
         narrator.stopping = lambda: engine.stop_requested
     for each in {id(m): m for m in local.values()}.values():
         each.stopping = lambda: engine.stop_requested
-    clients = {id(m.client): m.client for m in local.values()}
+    clients = {id(c): c for m in local.values() for c in m.shards.clients}
     for client in parts.clients if parts is not None else ():
         clients[id(client)] = client
     engine.on_close += [client.close for client in clients.values()]
@@ -965,6 +965,7 @@ def _local_minds(
         return {}
     import openai  # only when a local model speaks for someone
 
+    from adapters.client_shards import clients_needed
     from adapters.openai_mind import OpenAIMind, OpenAIProfile
 
     settings = config.settings.claude
@@ -979,11 +980,12 @@ def _local_minds(
         if not key:
             raise CliError(f"{', '.join(a.name for a in agents)} use {url} with the key in "
                            f"${key_env}, which is not set", EXIT_USAGE)
-        client = openai.AsyncOpenAI(base_url=url, api_key=key,
-                                    max_retries=settings.max_retries,
-                                    timeout=settings.timeout_seconds)
+        client, *more = [openai.AsyncOpenAI(base_url=url, api_key=key,
+                                            max_retries=settings.max_retries,
+                                            timeout=settings.timeout_seconds)
+                         for _ in range(clients_needed(len(agents)))]
         mind = OpenAIMind(client, {a.name: OpenAIProfile(a.model_id, a.personality)
-                                   for a in agents},
+                                   for a in agents}, more_clients=more,
                           max_tokens=settings.max_tokens, trace=storage.traces.write_now,
                           compact_above_chars=settings.compact_above_chars,
                           keep_recent_chars=settings.keep_recent_chars,

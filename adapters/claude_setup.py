@@ -15,7 +15,6 @@ within a deadline.
 from __future__ import annotations
 
 import datetime as dt
-import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,14 +27,13 @@ from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from adapters.claude_mind.narrator import ModelNarrator
 from adapters.claude_models import Lineup, check_models
+from adapters.client_shards import clients_needed
 from config.claude import ClaudeSettings
 from services.budget import SpendMeter
 
 NARRATOR_EFFORT = "low"
 """A retelling needs little thought; the least effort a model takes, where it takes one."""
 NARRATOR_MAX_TOKENS = 2_000
-AGENTS_PER_CLIENT = 32
-"""Agents whose requests share one client's connection pool (ClaudeMind.clients)."""
 
 # Hearth says once, before the run, which models are deprecated and until when; the
 # SDK would say it again on every request.
@@ -101,10 +99,8 @@ async def claude_parts(
     except BaseException:
         await client.close()
         raise
-    # One client (and connection pool) for every AGENTS_PER_CLIENT agents: see
-    # ClaudeMind.clients.
-    more = [make_client(api_key, settings.timeout_seconds)
-            for _ in range(1, math.ceil(len(speakers) / AGENTS_PER_CLIENT))]
+    more = [make_client(api_key, settings.timeout_seconds)  # adapters/client_shards.py
+            for _ in range(1, clients_needed(len(speakers)))]
     mind = ClaudeMind(
         client,
         {s.name: ClaudeProfile(s.model, s.personality, s.effort or settings.effort)

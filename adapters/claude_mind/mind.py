@@ -55,6 +55,7 @@ from adapters.claude_mind import history as h
 from adapters.claude_mind.compaction import compact, fold_all, history_chars
 from adapters.claude_mind.prompt import system_blocks, tool_params
 from adapters.claude_models import Lineup
+from adapters.client_shards import ClientShards
 from adapters.model_memory import ModelMemory, write_trace
 from core.spend import Usage
 from core.types import AgentName
@@ -146,12 +147,8 @@ class ClaudeMind:
         more_clients: Sequence[anthropic.AsyncAnthropic] = (),
     ) -> None:
         self.client = client
-        self.clients = (client, *more_clients)
-        """Agents are spread over these by name (`client_for`): one connection pool for
-        hundreds of requests at once costs the pool a scan of every connection for each
-        request (httpcore), which took half a 240-agent tick's CPU; a pool a shard does
-        not."""
-        self._shard: dict[str, anthropic.AsyncAnthropic] = {}
+        self.shards = ClientShards((client, *more_clients))
+        """The clients agents are spread over (adapters/client_shards.py)."""
         self.capacities = capacities
         """Room at the endpoint per model, shared with the narrator (adapters/capacity.py);
         None: every request goes at once."""
@@ -179,16 +176,6 @@ class ClaudeMind:
         self._told = False
         self._systems: dict[str, list[dict[str, Any]]] = {}
         self._tools: tuple[tuple[ToolSpec, ...], list[dict[str, Any]]] | None = None
-
-    def client_for(self, agent: str) -> anthropic.AsyncAnthropic:
-        """The client an agent's requests go through (the same one every time)."""
-        client = self._shard.get(agent)
-        if client is None:
-            clients = self.clients
-            client = clients[0] if len(clients) == 1 else clients[
-                len(self._shard) % len(clients)]
-            self._shard[agent] = client
-        return client
 
     # ------------------------------------------------------------------ Mind
 
@@ -344,7 +331,7 @@ class ClaudeTurn:
         agent, tick = self.start.agent, self.start.tick
         started = time.perf_counter()
         mind = self.mind
-        client = mind.client_for(agent)
+        client = mind.shards.of(agent)
         capacity = None if mind.capacities is None else mind.capacities.of(
             str(client.base_url), self.profile.model)
         try:

@@ -37,6 +37,7 @@ from openai.types.chat import ChatCompletion
 
 from adapters.capacity import Capacities, CapacityClosed
 from adapters.claude_mind.prompt import system_prompt, tool_params
+from adapters.client_shards import ClientShards
 from adapters.model_memory import ModelMemory, write_trace
 from adapters.openai_mind import history as h
 from adapters.openai_mind.compaction import compact, history_chars
@@ -93,8 +94,11 @@ class OpenAIMind:
         keep_recent_chars: int = 40_000,
         summary_max_chars: int = 8_000,
         capacities: Capacities | None = None,
+        more_clients: Sequence[openai.AsyncOpenAI] = (),
     ) -> None:
         self.client = client
+        self.shards = ClientShards((client, *more_clients))
+        """The clients agents are spread over (adapters/client_shards.py)."""
         self.capacities = capacities
         """Room at the endpoint per model (adapters/capacity.py): a local server sends no
         rate limits, so the number in flight grows while answers come faster for it."""
@@ -232,8 +236,9 @@ class OpenAITurn:
         started = time.perf_counter()
         body = {"model": self.profile.model, "max_tokens": self.mind.max_tokens,
                 "tools": self.tools, "messages": [self.system, *self.history]}
+        client = self.mind.shards.of(agent)
         capacity = None if self.mind.capacities is None else self.mind.capacities.of(
-            str(self.mind.client.base_url), self.profile.model)
+            str(client.base_url), self.profile.model)
         ticket = None if capacity is None else await capacity.admit(
             output_tokens=float(self.mind.max_tokens), stopping=self.mind.stopping)
         try:
@@ -241,7 +246,7 @@ class OpenAITurn:
             # every message through the SDK's typed-dict transform (plain JSON needs none),
             # which takes ~0.3 s of event-loop time per request at the compaction limit.
             # Retries, auth, timeouts and errors are the client's own either way.
-            reply = await self.mind.client.post(
+            reply = await client.post(
                 "/chat/completions", cast_to=ChatCompletion, body=body,
                 options={"security": {"bearer_auth": True}})
         except openai.APIError as exc:
@@ -250,7 +255,7 @@ class OpenAITurn:
                 capacity.refused(ticket, status)  # type: ignore[union-attr]
             elif ticket is not None:
                 capacity.failed(ticket)  # type: ignore[union-attr]
-            self._fail(_describe(exc, self.mind.client), first, started)
+            self._fail(_describe(exc, client), first, started)
         finally:
             if ticket is not None:
                 capacity.answered(ticket)  # type: ignore[union-attr]  # no-op if refused

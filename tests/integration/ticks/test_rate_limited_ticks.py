@@ -135,7 +135,7 @@ async def test_a_stop_while_turns_wait_for_room_gives_those_turns_back(
 async def test_many_agents_spread_over_clients_each_always_on_its_own():
     """A connection pool scans every connection for each request it places (httpcore),
     so hundreds of agents share a few clients, AGENTS_PER_CLIENT each, not one."""
-    from adapters.claude_setup import AGENTS_PER_CLIENT
+    from adapters.client_shards import AGENTS_PER_CLIENT
 
     api = StrictMessagesApi()
     made = []
@@ -148,9 +148,11 @@ async def test_many_agents_spread_over_clients_each_always_on_its_own():
     parts = await claude_parts(speakers, load_config(None).settings.claude.model_copy(
         update={"narrator_model": None}), "test-key", today=TODAY, make_client=client)
     mind = parts.mind
-    assert len(mind.clients) == 3 and parts.clients == list(mind.clients)
-    chosen = {s.name: mind.client_for(s.name) for s in speakers}
-    assert {id(c) for c in chosen.values()} == {id(c) for c in mind.clients}
-    assert all(mind.client_for(name) is c for name, c in chosen.items())  # stable
+    clients = mind.shards.clients
+    assert len(clients) == 3 and parts.clients == list(clients)
+    chosen = {s.name: mind.shards.of(s.name) for s in speakers}
+    assert {id(c) for c in chosen.values()} == {id(c) for c in clients}
+    assert all(mind.shards.of(name) is c for name, c in chosen.items())  # stable
+    assert max(sum(1 for c in chosen.values() if c is k) for k in clients) <= AGENTS_PER_CLIENT
     for c in made:
         await c.close()
