@@ -75,11 +75,12 @@ class SchedulingSettings(_Model):
     """Clusters whose turns may overlap in time, where a language model speaks for
     someone (offline turns run one after another). How many requests go at once is
     the endpoint's to say: see `model_requests_start`."""
-    model_requests_start: StrictInt = Field(8, ge=1, le=10_000)
-    """Requests in flight to one model at one endpoint when a run starts; the number
-    then grows as far as the API's rate-limit headers allow, or, where an endpoint
-    sends none (a local server), while answers come faster for it
-    (adapters/capacity.py)."""
+    model_requests_start: StrictInt = Field(32, ge=1, le=10_000)
+    """Requests in flight to one model at one endpoint when a run starts, before any
+    answer has told the limits; the number then grows as far as the API's rate-limit
+    headers allow, or, where an endpoint sends none (a local server), while answers
+    come faster for it (adapters/capacity.py). 32 fits in the lowest tier's 50
+    requests a minute, so a first burst is not refused."""
     model_requests_max: StrictInt = Field(1000, ge=1, le=10_000)
     """The most requests in flight to one model at one endpoint, whatever it allows."""
     max_actions_per_turn: StrictInt = Field(8, ge=1, le=1000)
