@@ -50,6 +50,11 @@ Stopping = Callable[[], bool]
 
 GAIN = 0.10
 """Throughput a doubled window must add (a tenth) for a window without limits to grow."""
+LONGEST_PAUSE = 60.0
+"""The longest a 429 pauses every request: limits are per minute and refill within one,
+so a longer `retry-after` (or a reset far off, or a header gone wrong) is a limit that
+will not lift soon, and the world should not stand still for it (the refused request
+itself gives up: adapters/claude_calls.py)."""
 POLL = 0.25
 """Seconds between looks at `stopping` while a request waits for room."""
 HEADER = "anthropic-ratelimit-"
@@ -276,7 +281,8 @@ class Capacity:
             self.figures.rate_limited += 1
             self._limited = True
             wait = retry_after if retry_after is not None else self._until_reset(headers, now)
-            self.paused_until = max(self.paused_until, now + (wait if wait is not None else 1.0))
+            wait = min(LONGEST_PAUSE, wait if wait is not None else 1.0)
+            self.paused_until = max(self.paused_until, now + wait)
         else:
             self.figures.overloaded += 1
         self._set_window(max(1, min(self.window, self.in_flight + 1) // 2))

@@ -29,7 +29,7 @@ from typing import Any
 
 import anthropic
 
-from adapters.capacity import Capacity
+from adapters.capacity import LONGEST_PAUSE, Capacity
 
 log = logging.getLogger("hearth.claude")
 
@@ -157,13 +157,14 @@ async def ask(
                                  retry_after(exc))
             if not _passing(exc):
                 raise
-            if ticket is not None and status == 429 and limited < RATE_LIMIT_PATIENCE:
+            asked = retry_after(exc)
+            if ticket is not None and status == 429 and limited < RATE_LIMIT_PATIENCE \
+                    and (asked is None or asked <= LONGEST_PAUSE):
                 limited += 1  # waits at admit() until the API takes requests again
                 log.info("request to %s rate limited; waiting for room", params.get("model"))
                 continue
             if attempt >= policy.retries:
                 raise GaveUp(f"{describe(exc)} (after {attempt + 1} attempts)", exc) from None
-            asked = retry_after(exc)
             if asked is not None and asked > policy.retry_after_max:
                 raise GaveUp(f"{describe(exc)}; it asked to wait {asked:.0f} s, more than "
                              f"the {policy.retry_after_max:.0f} s a request waits", exc) from None

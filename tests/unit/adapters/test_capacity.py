@@ -211,3 +211,37 @@ async def test_one_capacity_per_endpoint_and_model():
     assert a.window == 3 and a.ceiling == 9
     with pytest.raises(ValueError, match="between 1 and ceiling"):
         Capacity("m", start=10, ceiling=9)
+
+
+async def test_a_pause_is_never_longer_than_a_minute_whatever_the_api_says():
+    """Limits are per minute: a retry-after of an hour, or a reset a year off, is a limit
+    that will not lift soon, and the world does not stand still for it."""
+    room = Capacity("m", start=4, ceiling=4, wall=lambda: 1_000_000.0)
+    first, second = await room.admit(), await room.admit()
+    room.refused(first, 429, told(requests=(50, 0)), retry_after=3600.0)
+    assert room.paused_until - time.monotonic() <= 60.0
+    far = {**told(requests=(50, 0)), "anthropic-ratelimit-requests-reset": "2999-01-01T00:00:00Z"}
+    room.refused(second, 429, far)
+    assert room.paused_until - time.monotonic() <= 60.0
+
+
+async def test_a_rate_limit_that_will_not_lift_soon_ends_the_request_at_once():
+    """A 429 asking for an hour is not waited out (the turn ends in one line; the agent
+    acts next tick); one asking for a second is, costing no attempt."""
+    from adapters.claude_calls import CallPolicy, GaveUp, ask
+    from tests.fake_anthropic import ScriptedApi, error, reply, text
+
+    def limited(seconds: str):
+        return error(429, "rate_limit_error", "Rate limited", **{"retry-after": seconds})
+
+    user = [{"role": "user", "content": [{"type": "text", "text": "Hello."}]}]
+    api = ScriptedApi([limited("3600")])
+    with pytest.raises(GaveUp, match="3600 s"):
+        await ask(api.client(), CallPolicy(retries=4), None, capacity=Capacity(
+            "m", start=2, ceiling=2), model="claude-sonnet-5-5", max_tokens=50, messages=user)
+    assert len(api.requests) == 1
+    api = ScriptedApi([limited("0.2"), limited("0.2"), reply(text("Here."))])
+    room = Capacity("m", start=2, ceiling=2)
+    answer = await ask(api.client(), CallPolicy(retries=0), None, capacity=room,
+                       model="claude-sonnet-5-5", max_tokens=50, messages=user)
+    assert answer.content[0].text == "Here." and room.figures.rate_limited == 2
