@@ -40,7 +40,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from adapters.capacity import Capacities
-from adapters.mind_choice import CLAUDE, LOCAL, MIND_CHOICES, MindChoiceError, mind_kinds
+from adapters.mind_choice import (
+    CLAUDE,
+    LOCAL,
+    MIND_CHOICES,
+    REPLAY,
+    MindChoiceError,
+    mind_kinds,
+)
 from adapters.offline_mind import OfflineMind
 from config import ConfigError, HearthConfig, RuntimeEnv, load_config
 from core.agent import Agent
@@ -156,6 +163,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="run the Gardener beside the world: it watches the world's "
                               "health and asks the engine for gentle changes to the world "
                               "(never to an agent); Ctrl+C stops it")
+    command.add_argument("--fork", type=_whole_number(minimum=0), metavar="T",
+                         help="with --into DIR: make DIR/data and DIR/agents, the world "
+                              "exactly as it stood at tick T (the parent is only read)")
+    command.add_argument("--compare", nargs=2, type=Path, metavar=("DIR_A", "DIR_B"),
+                         help="say, per agent, from which tick two worlds (forks) differ "
+                              "and how; --json for machines")
     command.add_argument("--map", nargs="?", const="", default=None, metavar="PATH",
                          help="draw the whole world in the terminal, or write it to PATH "
                               "(a .png image, one pixel per cell)")
@@ -179,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--agents", type=_whole_number(minimum=1), metavar="N",
                         help="with --init: how many agents (default: those in agents.yaml; "
                              "more get generated names and personalities)")
+    parser.add_argument("--into", type=Path, metavar="DIR",
+                        help="with --fork: a new or empty folder for the fork")
     parser.add_argument("--force", action="store_true",
                         help="with --init: replace an existing world (it is backed up first)")
     return parser
@@ -217,8 +232,10 @@ def _size(raw: str) -> tuple[int, int]:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = build_parser()
     args = parser.parse_args(_glue_values(sys.argv[1:] if argv is None else argv))
-    if args.json and not (args.status or args.run):
-        parser.error("--json goes with --status or --run")
+    if (args.fork is None) != (args.into is None):
+        parser.error("--fork T and --into DIR go together")
+    if args.json and not (args.status or args.run or args.compare):
+        parser.error("--json goes with --status, --run or --compare")
     if args.quiet and not args.run:
         parser.error("--quiet goes with --run")
     if args.once and not args.gardener:
@@ -797,6 +814,13 @@ async def wire_engine(
                          capacities)
     await _record_model_changes(storage, stored, residents)  # only once every check passed
     minds: dict[str, Mind] = dict(local)
+    replayed = None
+    if REPLAY in kinds.values():  # --mind replay: decisions from the stored turns
+        from engine.replay import replay_parts
+        replayed = await replay_parts(storage, env.data_dir,
+                                      [n for n, kind in kinds.items() if kind == REPLAY])
+        minds.update(replayed.minds)
+        narrator = narrator or replayed.narrator
     if claude is not None:
         minds.update({n: claude for n, kind in kinds.items() if kind == CLAUDE})
     engine = HearthEngine(
@@ -813,6 +837,8 @@ async def wire_engine(
     for client in parts.clients if parts is not None else ():
         clients[id(client)] = client
     engine.on_close += [client.close for client in clients.values()]
+    if replayed is not None:
+        engine.on_close.append(replayed.close)
     return WiredEngine(engine, meter, claude)
 
 
@@ -1133,6 +1159,12 @@ async def run(args: argparse.Namespace) -> int | Watch:
                                 agents=args.agents, force=args.force)
     if args.map is not None:
         return await draw_map(env, args.map)
+    if args.fork is not None:  # issue 30: branchable history
+        from engine.fork import fork_command
+        return await fork_command(env, config, args.fork, args.into)
+    if args.compare:
+        from storage.world_compare import compare_command
+        return compare_command(*args.compare, as_json=args.json)
     if args.gardener:
         return await run_gardener(env, config, once=args.once)
     if args.run:

@@ -282,7 +282,7 @@ class AgentFiles:
     """File tools confined to one agent's home folder. See the module docstring."""
 
     def __init__(self, home: Path, *, max_file_bytes: int = 64 * KIB, max_files: int = 200,
-                 max_name_length: int = 100, max_depth: int = 4) -> None:
+                 max_name_length: int = 100, max_depth: int = 4, durable: bool = True) -> None:
         limits = {"max_file_bytes": max_file_bytes, "max_files": max_files,
                   "max_name_length": max_name_length, "max_depth": max_depth}
         for key, value in limits.items():
@@ -293,6 +293,8 @@ class AgentFiles:
         self.max_files = max_files
         self.max_name_length = max_name_length
         self.max_depth = max_depth
+        self.durable = durable
+        """False: no fsync per write (a fork builds its homes aside and syncs once)."""
 
     # -- the tools -------------------------------------------------------------
 
@@ -589,7 +591,8 @@ class AgentFiles:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
-                os.fsync(fd)
+                if self.durable:
+                    os.fsync(fd)
             finally:
                 os.close(fd)
             os.replace(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
@@ -597,8 +600,9 @@ class AgentFiles:
             with suppress(OSError):
                 os.unlink(temp, dir_fd=parent)
             raise _Refused(f"could not write {shown}: {error.strerror or error}") from None
-        with suppress(OSError):
-            os.fsync(parent)
+        if self.durable:
+            with suppress(OSError):
+                os.fsync(parent)
 
     def _check_size(self, size: int) -> None:
         if size > self.max_file_bytes:

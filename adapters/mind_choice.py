@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-OFFLINE, CLAUDE, AUTO, LOCAL = "offline", "claude", "auto", "local"
-MIND_CHOICES = (OFFLINE, CLAUDE, AUTO)
+OFFLINE, CLAUDE, AUTO, LOCAL, REPLAY = "offline", "claude", "auto", "local", "replay"
+MIND_CHOICES = (OFFLINE, CLAUDE, AUTO, REPLAY)
+"""`--mind replay` (adapters/replay_mind.py): every agent does again what the stored
+turns of the world it was forked from (or its own past) say it did; no model is asked."""
 
 
 class MindChoiceError(ValueError):

@@ -34,6 +34,7 @@ BENCHES: dict[str, str] = {
     "life": "bench.life",
     "observer": "bench.observer",
     "gardener": "bench.gardener",
+    "fork": "bench.fork",
     "minds": "bench.minds",
 }
 

@@ -185,7 +185,18 @@ class HearthEngine:
             GardenerPhase(self), MovementPhase(self), SchedulePhase(self), CheckpointPhase(self),
             AgentTurnPhase(self), CommitPhase(self),
         ])
+        await self._keep_genesis()
         self.collector.settle()
+
+    async def _keep_genesis(self) -> None:
+        """Before a world's first tick, a snapshot of it as made (snapshot_0, never pruned):
+        with the stored turns, every later tick can be reached again (`hearth --fork`)."""
+        every = self.config.settings.storage.snapshot_every_ticks
+        if not every or self.tick != 0 or await self.storage.engine.get_progress() is not None:
+            return
+        if any(tick == 0 for tick, _ in self.storage.snapshots.list()):
+            return
+        self._snapshot = self.storage.snapshots.start(self.storage.db, 0)
 
     async def _undo_lost_file_changes(self) -> None:
         """Put back files changed by turns that a crash kept from committing."""

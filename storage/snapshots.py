@@ -22,6 +22,8 @@ from storage.errors import StorageError
 from storage.side_files import claim, claim_dir, kind, move_aside
 
 _NAME = re.compile(r"^snapshot_(\d+)\.db$")
+GENESIS = 0
+"""The tick of a world's first snapshot, kept for good (see `prune`)."""
 
 
 class SnapshotManager:
@@ -121,10 +123,12 @@ class SnapshotManager:
         return snaps[-1][1] if snaps else None
 
     def prune(self, keep: int) -> list[Path]:
-        """Delete all but the newest `keep` snapshots; returns what was removed."""
+        """Delete all but the newest `keep` snapshots; returns what was removed. The
+        world's first (tick 0, taken before its first tick) is never removed: a fork
+        at any tick starts from it when no later snapshot comes before that tick."""
         if keep < 1:
             raise ValueError("keep at least one snapshot")
-        doomed = [p for _, p in self.list()[:-keep]]
+        doomed = [p for tick, p in self.list() if tick != GENESIS][:-keep]
         for path in doomed:
             path.unlink(missing_ok=True)
         return doomed

@@ -38,7 +38,7 @@ from storage.database import utc_stamp
 from storage.side_files import claim_dir
 
 DB = "world.db"
-SIDE_FILES = ("events.jsonl", "undo", "snapshots", "traces")
+SIDE_FILES = ("events.jsonl", "undo", "snapshots", "traces", "lineage.json")
 """What belongs to one world in its data folder besides the database."""
 STAGING = ".staging-"
 PARTIAL = ".partial-"

@@ -293,8 +293,9 @@ def test_snapshots_are_never_written_through(world, config, outside, kind) -> No
     for at in planted:
         kept = list(snaps.glob(f"{at.name}.refused.*"))
         assert len(kept) == 1, sorted(p.name for p in snaps.iterdir())
-    assert sorted(p.name for p in snaps.glob("*.db")) == ["snapshot_1.db", "snapshot_2.db"]
-    for name in ("snapshot_1.db", "snapshot_2.db"):
+    assert sorted(p.name for p in snaps.glob("*.db")) == \
+        ["snapshot_0.db", "snapshot_1.db", "snapshot_2.db"]  # 0: the world as made
+    for name in ("snapshot_0.db", "snapshot_1.db", "snapshot_2.db"):
         info = os.lstat(snaps / name)
         assert stat.S_ISREG(info.st_mode) and info.st_nlink == 1
         assert integrity(snaps / name) == "ok"
@@ -308,5 +309,5 @@ def test_a_snapshots_folder_that_is_a_link_is_moved_aside(world, config, outside
     run_engine(world, config)
     assert os.path.islink(next(data.glob("snapshots.refused.*")))
     assert sorted(p.name for p in (data / "snapshots").glob("*.db")) == \
-        ["snapshot_1.db", "snapshot_2.db"]
+        ["snapshot_0.db", "snapshot_1.db", "snapshot_2.db"]
     assert_unharmed(before, outside, data / "world.db")

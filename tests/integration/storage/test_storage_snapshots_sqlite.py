@@ -257,3 +257,14 @@ async def test_a_half_written_copy_left_by_a_killed_run_is_cleared(tmp_path: Pat
         path = await storage.snapshots.create(storage.db, 5)
     assert not stale.exists() and path.exists()
     assert [t for t, _ in storage.snapshots.list()] == [5]
+
+
+async def test_the_world_as_made_is_never_pruned(storage: Storage) -> None:
+    """snapshot_0 (taken before a world's first tick) is where a fork at any tick starts."""
+    snaps = storage.snapshots
+    await storage.world.save_world_state(WorldState(4, 4, 1))
+    made = {tick: await snaps.create(storage.db, tick) for tick in (0, 100, 200, 300)}
+    assert snaps.prune(2) == [made[100]]
+    assert [t for t, _ in snaps.list()] == [0, 200, 300]
+    assert snaps.prune(1) == [made[200]]
+    assert made[0].exists()
