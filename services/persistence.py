@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.agent import Agent, Inventory
 from core.conversation import Conversation, ConversationTurn, Invitation, InvitationStatus
@@ -24,10 +24,23 @@ from core.world import Cell, WorldState
 from services.changes import ChangeSet
 
 if TYPE_CHECKING:
-    from services.simulation import Simulation
+    from services.agent_service import AgentService
+    from services.conversation_service import ConversationService
+    from services.gathering import Gathering
+    from services.world_service import WorldService
     from storage.unit_of_work import UnitOfWork
 
 EdgeKey = tuple[int, int, str]
+
+
+class Captured(Protocol):
+    """The services whose values `capture` reads: a Simulation (services/simulation.py,
+    which writes through this module, so this one names the port, not it)."""
+
+    world: WorldService
+    agents: AgentService
+    conversations: ConversationService
+    gathering: Gathering
 
 
 @dataclass
@@ -94,7 +107,7 @@ def _fold(saved: dict[str, Any], deleted: set[str],
     saved.update(later_saved)
 
 
-def capture(sim: Simulation, changes: ChangeSet, spent: Iterable[Position] = ()) -> Capture:
+def capture(sim: Captured, changes: ChangeSet, spent: Iterable[Position] = ()) -> Capture:
     """The current values of everything `changes` names (and of the `spent` cells)."""
     world, agents = sim.world, sim.agents
     out = Capture()

@@ -13,14 +13,43 @@ mid-unit leaves nothing of it behind: SQLite discards the uncommitted WAL frames
 from __future__ import annotations
 
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from storage import Storage
+    from storage import repositories as repos
+
+
+class Transactions(Protocol):
+    """A connection a unit runs on (storage.database.Database, or the writer thread's
+    storage.direct_db.DirectDatabase)."""
+
+    async def begin(self, *, savepoints: bool = True) -> None: ...
+
+    async def commit_and_continue(self) -> None: ...
+
+    async def rollback_and_continue(self) -> None: ...
+
+    async def end(self, *, commit: bool) -> None: ...
+
+
+class Repositories(Protocol):
+    """What a unit is opened on: a `storage.Storage`, or the writer thread's
+    `storage.writer.DirectStorage` (both make their units here, so this module names
+    the port, not them)."""
+
+    @property
+    def db(self) -> Transactions: ...
+
+    world: repos.WorldRepository
+    agents: repos.AgentRepository
+    objects: repos.ObjectRepository
+    conversations: repos.ConversationRepository
+    engine: repos.EngineRepository
+    gardener: repos.GardenerRepository
 
 
 class UnitOfWork:
-    def __init__(self, storage: Storage, *, savepoints: bool = True) -> None:
+    def __init__(self, storage: Repositories, *, savepoints: bool = True) -> None:
         self._db = storage.db
         self._savepoints = savepoints
         self.world = storage.world

@@ -30,7 +30,6 @@ test_damaged_rows.py (test_a_damaged_gardener_row_is_judged_not_fatal) proves th
 
 from __future__ import annotations
 
-import json
 import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -43,11 +42,10 @@ from core.raster import TerrainRaster
 from core.terrain import Terrain, Weather
 from core.types import Direction, Position, agent_name
 from storage.database import Database
+from storage.world_check_common import KnownWorld, Problems, is_int, read_json, show
+from storage.world_check_records import check_records
 
 RASTER_ENCODING = "zlib:u8"  # the one storage/repositories/world.py writes
-SHOWN = 60
-"""Characters of a stored value quoted in a problem, at most."""
-
 _TERRAINS = frozenset(t.value for t in Terrain)
 _WEATHERS = frozenset(w.value for w in Weather)
 _EDGES = frozenset(d.value for d in Direction if d is not Direction.DOWN)
@@ -55,68 +53,15 @@ _PRIVACIES = frozenset(p.value for p in Privacy)
 _STATUSES = frozenset(s.value for s in InvitationStatus)
 
 
-def show(value: Any) -> str:
-    """A stored value quoted on one line, cut to SHOWN characters."""
-    text = repr(value)
-    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _json(text: Any) -> tuple[Any, str | None]:
-    """(value, None), or (None, what is wrong) for text that is not JSON."""
-    if not isinstance(text, str):
-        return None, f"holds {show(text)}, not JSON text"
-    try:
-        return json.loads(text), None
-    except (ValueError, RecursionError) as exc:
-        return None, f"is not valid JSON ({str(exc).splitlines()[0][:SHOWN]})"
-
-
-class _Problems:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def add(self, table: str, row: str, what: str) -> None:
-        self.lines.append(f"{table} {row}: {what}")
-
-
-class _World:
-    """What other rows are checked against: the size, who exists, and the tick (None
-    when world_state's is damaged, which is named already)."""
-
-    def __init__(self, width: int, height: int, agents: frozenset[str],
-                 tables: set[str], tick: int | None = None) -> None:
-        self.width, self.height, self.agents, self.tables = width, height, agents, tables
-        self.tick = tick
-
-    def outside(self, x: Any, y: Any) -> str | None:
-        """What is wrong with (x, y) as a cell of this world, or None."""
-        if not (_is_int(x) and _is_int(y)):
-            return f"position ({show(x)}, {show(y)}) is not two whole numbers"
-        if not (0 <= x < self.width and 0 <= y < self.height):
-            return f"position ({x}, {y}) lies outside the {self.width}x{self.height} world"
-        return None
-
-    def point(self, raw: Any) -> tuple[Position | None, str | None]:
-        """A stored [x, y] pair as a position in bounds, or what is wrong with it."""
-        if not (isinstance(raw, list) and len(raw) == 2):
-            return None, f"{show(raw)} is not an [x, y] pair"
-        wrong = self.outside(*raw)
-        return (None, wrong) if wrong else (Position(raw[0], raw[1]), None)
-
-
 async def check_world(db: Database) -> list[str]:
     """Every problem of the world in `db`, in table order; empty when it is sound."""
     tables = {r[0] for r in await db.fetchall(
         "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    found = _Problems()
+    found = Problems()
     world = await _check_world_state(db, tables, found)
     if world is None:
         return found.lines
-    steps: list[tuple[str, Callable[[Database, _World, _Problems], Awaitable[None]]]] = [
+    steps: list[tuple[str, Callable[[Database, KnownWorld, Problems], Awaitable[None]]]] = [
         ("terrain_raster", _check_raster), ("cells", _check_cells), ("agents", _check_agents),
         ("inventory_stacks", _check_inventory), ("objects", _check_objects),
         ("named_places", _check_places), ("structures", _check_structures),
@@ -125,13 +70,11 @@ async def check_world(db: Database) -> list[str]:
     for table, step in steps:  # an old file's missing tables come with its migration
         if table in tables:
             await step(db, world, found)
-    from storage.world_check_records import check_records  # here: it imports this module
-
     await check_records(db, world, found)
     return found.lines
 
 
-async def _check_world_state(db: Database, tables: set[str], found: _Problems) -> _World | None:
+async def _check_world_state(db: Database, tables: set[str], found: Problems) -> KnownWorld | None:
     if "world_state" not in tables or "agents" not in tables:
         found.add("world_state", "1", "the table is missing: this file holds no world")
         return None
@@ -142,12 +85,12 @@ async def _check_world_state(db: Database, tables: set[str], found: _Problems) -
     _id, width, height, seed, tick, weather = rows[0]
     sound = True
     for name, value in (("width", width), ("height", height)):
-        if not _is_int(value) or value < 1:
+        if not is_int(value) or value < 1:
             found.add("world_state", "1", f"{name} {show(value)} is not a positive whole number")
             sound = False
-    if not _is_int(seed):
+    if not is_int(seed):
         found.add("world_state", "1", f"seed {show(seed)} is not a whole number")
-    if not _is_int(tick) or tick < 0:
+    if not is_int(tick) or tick < 0:
         found.add("world_state", "1", f"tick {show(tick)} is not a whole number from 0")
         tick = None
     if weather not in _WEATHERS:
@@ -159,7 +102,7 @@ async def _check_world_state(db: Database, tables: set[str], found: _Problems) -
                               ("tick_metrics", "tick metrics")):
             if table in tables:
                 row = await db.fetchone(f"SELECT MAX(tick) FROM {table}")
-                if row and _is_int(row[0]) and row[0] > tick:
+                if row and is_int(row[0]) and row[0] > tick:
                     ahead.append((row[0], column))
         if ahead:
             latest, column = max(ahead)
@@ -167,10 +110,10 @@ async def _check_world_state(db: Database, tables: set[str], found: _Problems) -
                                           f"recorded up to tick {latest} (the counter was "
                                           "set back)")
     names = frozenset(str(r[0]) for r in await db.fetchall("SELECT name FROM agents"))
-    return _World(width, height, names, tables, tick) if sound else None
+    return KnownWorld(width, height, names, tables, tick) if sound else None
 
 
-async def _check_raster(db: Database, world: _World, found: _Problems) -> None:
+async def _check_raster(db: Database, world: KnownWorld, found: Problems) -> None:
     for width, height, encoding, data in await db.fetchall(
             "SELECT width, height, encoding, data FROM terrain_raster"):
         if (width, height) != (world.width, world.height):
@@ -196,7 +139,7 @@ def _edges_wrong(text: Any) -> str | None:
     return None
 
 
-async def _check_cells(db: Database, world: _World, found: _Problems) -> None:
+async def _check_cells(db: Database, world: KnownWorld, found: Problems) -> None:
     for x, y, terrain, walls, doors in await db.fetchall(
             "SELECT x, y, terrain, walls, doors FROM cells"):
         key = f"({x}, {y})"
@@ -216,7 +159,7 @@ async def _check_cells(db: Database, world: _World, found: _Problems) -> None:
                 found.add("cells", key, f"a door on the {sorted(stray)[0]} edge has no wall")
 
 
-async def _check_agents(db: Database, world: _World, found: _Problems) -> None:
+async def _check_agents(db: Database, world: KnownWorld, found: Problems) -> None:
     for name, model_id, x, y, journey, known, last_active in await db.fetchall(
             "SELECT name, model_id, x, y, journey, known_agents, last_active_tick FROM agents"):
         key = show(name)
@@ -229,11 +172,11 @@ async def _check_agents(db: Database, world: _World, found: _Problems) -> None:
             found.add("agents", key, f"model_id {show(model_id)} is empty")
         if wrong := world.outside(x, y):
             found.add("agents", key, wrong)
-        if not _is_int(last_active):
+        if not is_int(last_active):
             found.add("agents", key, f"last_active_tick {show(last_active)} is not a whole number")
         if journey is not None and (wrong := _journey_wrong(journey, world)):
             found.add("agents", key, f"journey {wrong}")
-        names, wrong = _json(known)
+        names, wrong = read_json(known)
         if wrong:
             found.add("agents", key, f"known_agents {wrong}")
         elif not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -244,8 +187,8 @@ async def _check_agents(db: Database, world: _World, found: _Problems) -> None:
             found.add("agents", key, f"known_agents names {show(stray[0])}, who is no agent")
 
 
-def _journey_wrong(text: Any, world: _World) -> str | None:
-    raw, wrong = _json(text)
+def _journey_wrong(text: Any, world: KnownWorld) -> str | None:
+    raw, wrong = read_json(text)
     if wrong:
         return wrong
     if not isinstance(raw, dict) or not {"destination", "path", "progress"} <= raw.keys():
@@ -260,7 +203,7 @@ def _journey_wrong(text: Any, world: _World) -> str | None:
             return f"goes to {wrong}"
         points.append(point)
     progress, seen = raw["progress"], raw.get("seen", [])
-    if not _is_int(progress):
+    if not is_int(progress):
         return f"progress {show(progress)} is not a whole number"
     if not isinstance(seen, list) or not all(isinstance(n, str) for n in seen):
         return f"seen {show(seen)} is not a list of names"
@@ -271,13 +214,13 @@ def _journey_wrong(text: Any, world: _World) -> str | None:
     return None
 
 
-async def _check_inventory(db: Database, world: _World, found: _Problems) -> None:
+async def _check_inventory(db: Database, world: KnownWorld, found: Problems) -> None:
     for owner, resource, quantity in await db.fetchall(
             "SELECT agent_name, resource, quantity FROM inventory_stacks"):
         key = f"{show(owner)} {show(resource)}"
         if owner not in world.agents:
             found.add("inventory_stacks", key, f"belongs to {show(owner)}, who is no agent")
-        if not _is_int(quantity) or quantity < 1:
+        if not is_int(quantity) or quantity < 1:
             found.add("inventory_stacks", key, f"quantity {show(quantity)} is not positive")
         if wrong := _name_wrong(resource):
             found.add("inventory_stacks", key, f"resource {wrong}")
@@ -286,7 +229,7 @@ async def _check_inventory(db: Database, world: _World, found: _Problems) -> Non
         key = show(iid)
         if owner not in world.agents:
             found.add("inventory_items", key, f"belongs to {show(owner)}, who is no agent")
-        if not _is_int(slot):
+        if not is_int(slot):
             found.add("inventory_items", key, f"slot {show(slot)} is not a whole number")
         if wrong := _name_wrong(kind):
             found.add("inventory_items", key, f"item_type {wrong}")
@@ -303,7 +246,7 @@ def _name_wrong(name: Any) -> str | None:
 
 
 def _texts_wrong(text: Any) -> str | None:
-    value, wrong = _json(text)
+    value, wrong = read_json(text)
     if wrong:
         return wrong
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -311,13 +254,13 @@ def _texts_wrong(text: Any) -> str | None:
     return None
 
 
-def _creator_wrong(creator: Any, world: _World) -> str | None:
+def _creator_wrong(creator: Any, world: KnownWorld) -> str | None:
     if creator is None or creator == "" or creator in world.agents:
         return None
     return f"made by {show(creator)}, who is no agent"
 
 
-async def _check_objects(db: Database, world: _World, found: _Problems) -> None:
+async def _check_objects(db: Database, world: KnownWorld, found: Problems) -> None:
     for oid, kind, x, y, creator, created, extras in await db.fetchall(
             "SELECT id, object_type, x, y, created_by, created_tick, extras FROM objects"):
         key = show(oid)
@@ -325,9 +268,9 @@ async def _check_objects(db: Database, world: _World, found: _Problems) -> None:
             found.add("objects", key, wrong)
         if wrong := _creator_wrong(creator, world):
             found.add("objects", key, wrong)
-        if not _is_int(created) or created < 0:
+        if not is_int(created) or created < 0:
             found.add("objects", key, f"created_tick {show(created)} is not a whole number from 0")
-        value, wrong = _json(extras)
+        value, wrong = read_json(extras)
         if wrong:
             found.add("objects", key, f"extras {wrong}")
         elif wrong := _extras_wrong(kind, value):
@@ -355,12 +298,12 @@ def _extras_wrong(kind: Any, extras: Any) -> str | None:
     if wrong := _name_wrong(extras.get("resource")):
         return f"resource {wrong}"
     quantity = extras.get("quantity")
-    if not _is_int(quantity) or quantity < 1:
+    if not is_int(quantity) or quantity < 1:
         return f"quantity {show(quantity)} is not positive"
     return None
 
 
-async def _check_places(db: Database, world: _World, found: _Problems) -> None:
+async def _check_places(db: Database, world: KnownWorld, found: Problems) -> None:
     for key, name, x, y, named_by, tick in await db.fetchall(
             "SELECT key, name, x, y, named_by, tick FROM named_places"):
         row = show(key)
@@ -368,7 +311,7 @@ async def _check_places(db: Database, world: _World, found: _Problems) -> None:
             found.add("named_places", row, wrong)
         if wrong := _creator_wrong(named_by, world):
             found.add("named_places", row, wrong.replace("made", "named"))
-        if not _is_int(tick):
+        if not is_int(tick):
             found.add("named_places", row, f"tick {show(tick)} is not a whole number")
         try:
             place = NamedPlace(name, Position(0, 0), None, 0)
@@ -384,18 +327,18 @@ async def _check_places(db: Database, world: _World, found: _Problems) -> None:
                 found.add("landmarks", str(lid), wrong)
 
 
-async def _check_structures(db: Database, world: _World, found: _Problems) -> None:
+async def _check_structures(db: Database, world: KnownWorld, found: Problems) -> None:
     for sid, creator, created, private, interior, *box in await db.fetchall(
             "SELECT id, created_by, created_tick, is_private, interior, min_x, min_y, "
             "max_x, max_y FROM structures"):
         key = show(sid)
         if wrong := _creator_wrong(creator, world):
             found.add("structures", key, wrong)
-        if not _is_int(created):
+        if not is_int(created):
             found.add("structures", key, f"created_tick {show(created)} is not a whole number")
         if private not in (0, 1):
             found.add("structures", key, f"is_private {show(private)} is not 0 or 1")
-        cells, wrong = _json(interior)
+        cells, wrong = read_json(interior)
         if wrong:
             found.add("structures", key, f"interior {wrong}")
             continue
@@ -416,7 +359,7 @@ async def _check_structures(db: Database, world: _World, found: _Problems) -> No
                                              f"{[min(xs), min(ys), max(xs), max(ys)]}")
 
 
-async def _check_conversations(db: Database, world: _World, found: _Problems) -> None:
+async def _check_conversations(db: Database, world: KnownWorld, found: Problems) -> None:
     conversations: dict[str, Any] = {}
     for cid, privacy, creator, started, ended in await db.fetchall(
             "SELECT id, privacy, created_by, started_tick, ended_tick FROM conversations"):
@@ -428,7 +371,7 @@ async def _check_conversations(db: Database, world: _World, found: _Problems) ->
             found.add("conversations", key, f"privacy {show(privacy)} is not public or private")
         if creator not in world.agents:
             found.add("conversations", key, f"started by {show(creator)}, who is no agent")
-        if not _is_int(started) or (ended is not None and not _is_int(ended)):
+        if not is_int(started) or (ended is not None and not is_int(ended)):
             found.add("conversations", key, f"ticks {show(started)}, {show(ended)} are not "
                                             "whole numbers")
     talking: dict[str, str] = {}
@@ -436,7 +379,7 @@ async def _check_conversations(db: Database, world: _World, found: _Problems) ->
             "SELECT conversation_id, agent_name, joined_tick, left_tick "
             "FROM conversation_participants ORDER BY conversation_id, agent_name"):
         key = f"{show(cid)} {show(name)}"
-        if not _is_int(joined) or (left is not None and (not _is_int(left) or left < joined)):
+        if not is_int(joined) or (left is not None and (not is_int(left) or left < joined)):
             found.add("conversation_participants", key,
                       f"joined at {show(joined)}, left at {show(left)}: ticks must be whole "
                       "numbers, leaving at or after joining")
@@ -474,7 +417,7 @@ async def _check_conversations(db: Database, world: _World, found: _Problems) ->
             found.add("invitations", key, f"conversation {show(cid)} does not exist")
 
 
-async def _check_edges_and_spent(db: Database, world: _World, found: _Problems) -> None:
+async def _check_edges_and_spent(db: Database, world: KnownWorld, found: Problems) -> None:
     for x, y, side, part, material, quantity in await db.fetchall(
             "SELECT x, y, side, part, material, quantity FROM edge_materials"):
         key = f"({x}, {y}) {show(side)} {part}"
@@ -484,7 +427,7 @@ async def _check_edges_and_spent(db: Database, world: _World, found: _Problems) 
             found.add("edge_materials", key, f"side {show(side)} is not 'e' or 's'")
         if wrong := _name_wrong(material):
             found.add("edge_materials", key, f"material {wrong}")
-        if not _is_int(quantity) or quantity < 1:
+        if not is_int(quantity) or quantity < 1:
             found.add("edge_materials", key, f"quantity {show(quantity)} is not positive")
     if "spent_cells" not in world.tables:
         return
@@ -493,7 +436,7 @@ async def _check_edges_and_spent(db: Database, world: _World, found: _Problems) 
         key = f"({x}, {y})"
         if wrong := world.outside(x, y):
             found.add("spent_cells", key, wrong)
-        if not _is_int(units) or units < 1:
+        if not is_int(units) or units < 1:
             found.add("spent_cells", key, f"units {show(units)} is not positive")
-        if not _is_int(since):
+        if not is_int(since):
             found.add("spent_cells", key, f"since_tick {show(since)} is not a whole number")

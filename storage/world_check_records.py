@@ -24,7 +24,7 @@ from typing import Any
 
 from storage.database import Database
 from storage.history import NARRATED_EVENTS
-from storage.world_check import _is_int, _json, _Problems, _World, show
+from storage.world_check_common import KnownWorld, Problems, is_int, read_json, show
 
 RECENT_TICKS = 3
 """Ticks back from the world's tick whose narrated events and turns are checked: the
@@ -46,7 +46,7 @@ _NOT_A_TICK = "tick < 0 OR tick >= ''"
 number): two seeks in a tick index, however long the table."""
 
 
-async def check_records(db: Database, world: _World, found: _Problems) -> None:
+async def check_records(db: Database, world: KnownWorld, found: Problems) -> None:
     now = world.tick
     if "minds" in world.tables:
         await _check_minds(db, world, found, now)
@@ -60,23 +60,23 @@ async def check_records(db: Database, world: _World, found: _Problems) -> None:
         await _check_identity(db, found)
 
 
-async def _check_minds(db: Database, world: _World, found: _Problems, now: int | None) -> None:
+async def _check_minds(db: Database, world: KnownWorld, found: Problems, now: int | None) -> None:
     for agent, kind, state in await db.fetchall("SELECT agent, kind, state FROM minds"):
         key = show(agent)
         if agent not in world.agents:
             found.add("minds", key, f"the mind of {show(agent)}, who is no agent")
         if not isinstance(kind, str) or not kind:
             found.add("minds", key, f"kind {show(kind)} is empty")
-        value, wrong = _json(state)
+        value, wrong = read_json(state)
         if wrong:
             found.add("minds", key, f"state {wrong}")
         elif not isinstance(value, dict):
             found.add("minds", key, f"state {show(value)} is not a JSON object")
     for tick, schedule in await db.fetchall("SELECT tick, schedule FROM tick_progress"):
-        if not _is_int(tick) or (now is not None and tick > now):
+        if not is_int(tick) or (now is not None and tick > now):
             found.add("tick_progress", "1", f"tick {show(tick)} is not a tick up to the world's "
                                             f"{now}")
-        value, wrong = _json(schedule)
+        value, wrong = read_json(schedule)
         if wrong:
             found.add("tick_progress", "1", f"schedule {wrong}")
         elif not isinstance(value, list) or not all(
@@ -91,7 +91,7 @@ def _flat(clusters: Iterable[Iterable[str]]) -> list[str]:
     return [name for cluster in clusters for name in cluster]
 
 
-async def _check_events(db: Database, found: _Problems, now: int | None) -> None:
+async def _check_events(db: Database, found: Problems, now: int | None) -> None:
     """One query (each costs a thread hop), its parts UNION ALL so each keeps its index
     (a plain UNION merged them by scanning the table): the first event, those at no
     tick, the recent narrated ones that are no JSON object, and the count that numbers
@@ -106,24 +106,24 @@ async def _check_events(db: Database, found: _Problems, now: int | None) -> None
         (now - RECENT_TICKS if now is not None else None, *NARRATED_EVENTS))
     _check_sequence(found, *next(row[1:] for row in rows if row[0] is None))
     for seq, tick, data in sorted({row for row in rows if row[0] is not None}):
-        if not _is_int(tick) or tick < 0:
+        if not is_int(tick) or tick < 0:
             found.add("events", str(seq), f"tick {show(tick)} is not a whole number from 0")
-        value, wrong = _json(data)
+        value, wrong = read_json(data)
         if wrong or not isinstance(value, dict):
             found.add("events", str(seq), f"data {wrong or f'{show(value)} is not a JSON object'}")
 
 
-async def _check_turns(db: Database, found: _Problems, now: int | None) -> None:
+async def _check_turns(db: Database, found: Problems, now: int | None) -> None:
     rows = await db.fetchall(
         f"SELECT tick, agent, record FROM turns WHERE {_NOT_A_TICK} UNION ALL "
         f"SELECT tick, agent, record FROM turns WHERE tick >= ? AND "
         f"{_NOT_OBJECT.format('record')}", (now - RECENT_TICKS if now is not None else None,))
     for tick, agent, record in dict.fromkeys(rows):  # a text tick is in both parts
         key = f"{show(tick)} {show(agent)}"
-        if not _is_int(tick) or tick < 0:
+        if not is_int(tick) or tick < 0:
             found.add("turns", key, f"tick {show(tick)} is not a whole number from 0")
         else:  # a recent turn, picked for its record
-            value, wrong = _json(record)
+            value, wrong = read_json(record)
             found.add("turns", key, f"record {wrong or f'{show(value)} is not a JSON object'}")
 
 
@@ -131,13 +131,13 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-async def _check_metrics(db: Database, found: _Problems) -> None:
+async def _check_metrics(db: Database, found: Problems) -> None:
     for tick, duration, phases in await db.fetchall(
             "SELECT tick, duration_ms, phases FROM tick_metrics ORDER BY tick DESC LIMIT ?",
             (METRICS_READ,)):
         if not _is_number(duration):
             found.add("tick_metrics", str(tick), f"duration_ms {show(duration)} is not a number")
-        value, wrong = _json(phases)
+        value, wrong = read_json(phases)
         if wrong:
             found.add("tick_metrics", str(tick), f"phases {wrong}")
         elif not isinstance(value, list) or not all(
@@ -147,7 +147,7 @@ async def _check_metrics(db: Database, found: _Problems) -> None:
                                                  "[phase, milliseconds] pairs")
 
 
-async def _check_identity(db: Database, found: _Problems) -> None:
+async def _check_identity(db: Database, found: Problems) -> None:
     """Side files (undo logs, snapshots) are told apart by the identity in row 1: with
     none, every one is taken for this world's; with one of another form, this world's
     own may not be."""
@@ -163,11 +163,11 @@ async def _check_identity(db: Database, found: _Problems) -> None:
                                              "digits a world is given")
 
 
-def _check_sequence(found: _Problems, kept: Any, last: Any) -> None:
+def _check_sequence(found: Problems, kept: Any, last: Any) -> None:
     """A new event's seq is read from sqlite_sequence before it is inserted (the event
     log numbers its lines by it), while SQLite numbers the row past the table's largest:
     a count set back makes the log's numbers differ from the table's, unseen."""
-    if last is None or (_is_int(kept) and kept >= last):
+    if last is None or (is_int(kept) and kept >= last):
         return
     kept_text = "no row" if kept is None else f"seq {show(kept)}"
     found.add("sqlite_sequence", "'events'", f"{kept_text}, behind the last event's seq {last} "

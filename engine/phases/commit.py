@@ -8,7 +8,7 @@ from engine.context import TickContext
 from engine.pipeline import BasePhase
 
 if TYPE_CHECKING:
-    from engine.engine import HearthEngine
+    from engine.phase_host import PhaseHost
 
 
 class CommitPhase(BasePhase):
@@ -23,7 +23,7 @@ class CommitPhase(BasePhase):
     critical = True
     runs_when_resumed = True
 
-    def __init__(self, engine: HearthEngine) -> None:
+    def __init__(self, engine: PhaseHost) -> None:
         self.engine = engine
 
     async def _execute(self, ctx: TickContext) -> TickContext:

@@ -19,13 +19,13 @@ from storage.repositories.gardener import RequestOutcome
 
 if TYPE_CHECKING:
     from core.gardener import Intervention
-    from engine.engine import HearthEngine
+    from engine.phase_host import PhaseHost
 
 
 class GardenerPhase(BasePhase):
     name = "gardener"
 
-    def __init__(self, engine: HearthEngine) -> None:
+    def __init__(self, engine: PhaseHost) -> None:
         self.engine = engine
 
     async def _execute(self, ctx: TickContext) -> TickContext:

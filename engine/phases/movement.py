@@ -17,7 +17,7 @@ from engine.pipeline import BasePhase
 
 if TYPE_CHECKING:
     from core.agent import Agent
-    from engine.engine import HearthEngine
+    from engine.phase_host import PhaseHost
     from services.agent_service import AgentService
     from services.world_service import WorldService
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class MovementPhase(BasePhase):
     name = "movement"
 
-    def __init__(self, engine: HearthEngine) -> None:
+    def __init__(self, engine: PhaseHost) -> None:
         self.engine = engine
 
     async def _execute(self, ctx: TickContext) -> TickContext:

@@ -10,7 +10,7 @@ from engine.context import TickContext
 from engine.pipeline import BasePhase
 
 if TYPE_CHECKING:
-    from engine.engine import HearthEngine
+    from engine.phase_host import PhaseHost
 
 
 class InvitationExpiryPhase(BasePhase):
@@ -18,7 +18,7 @@ class InvitationExpiryPhase(BasePhase):
 
     name = "expire_invitations"
 
-    def __init__(self, engine: HearthEngine) -> None:
+    def __init__(self, engine: PhaseHost) -> None:
         self.engine = engine
 
     async def _execute(self, ctx: TickContext) -> TickContext:
@@ -33,7 +33,7 @@ class WakePhase(BasePhase):
 
     name = "wake"
 
-    def __init__(self, engine: HearthEngine) -> None:
+    def __init__(self, engine: PhaseHost) -> None:
         self.engine = engine
 
     async def _execute(self, ctx: TickContext) -> TickContext:
@@ -56,7 +56,7 @@ class WeatherPhase(BasePhase):
 
     name = "weather"
 
-    def __init__(self, engine: HearthEngine) -> None:
+    def __init__(self, engine: PhaseHost) -> None:
         self.engine = engine
 
     async def _execute(self, ctx: TickContext) -> TickContext:

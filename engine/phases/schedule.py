@@ -8,7 +8,7 @@ from engine.context import TickContext
 from engine.pipeline import BasePhase
 
 if TYPE_CHECKING:
-    from engine.engine import HearthEngine
+    from engine.phase_host import PhaseHost
 
 
 class SchedulePhase(BasePhase):
@@ -16,7 +16,7 @@ class SchedulePhase(BasePhase):
 
     name = "schedule"
 
-    def __init__(self, engine: HearthEngine) -> None:
+    def __init__(self, engine: PhaseHost) -> None:
         self.engine = engine
 
     async def _execute(self, ctx: TickContext) -> TickContext:
@@ -44,7 +44,7 @@ class CheckpointPhase(BasePhase):
     name = "checkpoint"
     critical = True
 
-    def __init__(self, engine: HearthEngine) -> None:
+    def __init__(self, engine: PhaseHost) -> None:
         self.engine = engine
 
     async def _execute(self, ctx: TickContext) -> TickContext:

@@ -10,7 +10,7 @@ from engine.context import TickContext, TurnResult
 from engine.pipeline import BasePhase
 
 if TYPE_CHECKING:
-    from engine.engine import HearthEngine
+    from engine.phase_host import PhaseHost
 
 
 YIELD_EVERY = 8
@@ -41,7 +41,7 @@ class AgentTurnPhase(BasePhase):
     name = "turns"
     runs_when_resumed = True
 
-    def __init__(self, engine: HearthEngine) -> None:
+    def __init__(self, engine: PhaseHost) -> None:
         self.engine = engine
 
     async def _execute(self, ctx: TickContext) -> TickContext:

@@ -12,14 +12,14 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from observe.tui.safe_text import clean, short_words
 
 if TYPE_CHECKING:
-    from observe.tui.app import HearthApp
+    from observe.snapshot import WorldSnapshot
 
 _RUN_N = re.compile(r"^\s*(?:run\s*)?(\d{1,6})(?:\s*ticks?)?\s*$", re.IGNORECASE)
 RUN_CHOICES = (1, 10, 100)
@@ -32,7 +32,27 @@ class PaletteCommand:
     run: Callable[[], object]
 
 
-def hearth_commands(app: HearthApp) -> Iterator[PaletteCommand]:
+class Commanded(Protocol):
+    """What the palette asks of the app (HearthApp, observe/tui/app.py, which lists these
+    commands, so this module names a port rather than the app)."""
+
+    @property
+    def current(self) -> WorldSnapshot | None: ...
+
+    def run_ticks(self, count: int) -> None: ...
+
+    def action_toggle_ascii(self) -> None: ...
+
+    def action_live(self) -> None: ...
+
+    def follow(self, name: str) -> None: ...
+
+    def go_to_agent(self, name: str) -> None: ...
+
+    def go_to(self, x: int, y: int) -> None: ...
+
+
+def hearth_commands(app: Commanded) -> Iterator[PaletteCommand]:
     snapshot = app.current
     for n in RUN_CHOICES:
         yield PaletteCommand(f"Run {n} tick{'s' if n != 1 else ''}",
@@ -61,7 +81,7 @@ def hearth_commands(app: HearthApp) -> Iterator[PaletteCommand]:
 
 class HearthCommands(Provider):
     @property
-    def hearth(self) -> HearthApp:
+    def hearth(self) -> Commanded:
         return self.app  # type: ignore[return-value]
 
     async def discover(self) -> Hits:
