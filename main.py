@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from adapters.capacity import Capacities
+from adapters.capacity import Capacities, Capacity
 from adapters.mind_choice import (
     CLAUDE,
     LOCAL,
@@ -1135,8 +1135,7 @@ async def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int
                           options=lineup.options_for(settings.model, settings.effort,
                                                      settings.max_tokens),
                           policy=CallPolicy(1, settings.timeout_seconds, 10.0),
-                          capacity=Capacities(start=1, ceiling=1).of(
-                              str(client.base_url), settings.model))
+                          capacity=Capacity(settings.model, start=1, ceiling=1))
 
 
 async def run(args: argparse.Namespace) -> int | Watch:

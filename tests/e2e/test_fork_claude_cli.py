@@ -14,26 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.test_run_claude_cli import _hearth
 from tests.messages_standin import StrictMessagesApi
 
 PROJECT = Path(__file__).resolve().parents[2]
-
-
-def _hearth(where: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items()
-            if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
-    return subprocess.run(
-        [sys.executable, str(PROJECT / "main.py"), "--data-dir", str(where / "data"),
-         "--agents-dir", str(where / "agents"), *args],
-        capture_output=True, text=True, timeout=300, cwd=PROJECT, env={**base, **env})
 
 
 def _world(where: Path) -> dict[str, object]:
