@@ -152,12 +152,12 @@ async def ask(
             return message
         except anthropic.APIError as exc:
             status = getattr(exc, "status_code", None)
+            asked = retry_after(exc)
             if ticket is not None and status in (429, 503, 529):
                 capacity.refused(ticket, status, exc.response.headers,  # type: ignore[union-attr]
-                                 retry_after(exc))
+                                 asked)
             if not _passing(exc):
                 raise
-            asked = retry_after(exc)
             if ticket is not None and status == 429 and limited < RATE_LIMIT_PATIENCE \
                     and (asked is None or asked <= LONGEST_PAUSE):
                 limited += 1  # waits at admit() until the API takes requests again
