@@ -232,7 +232,7 @@ class HearthEngine:
         try:
             await self.flush()
         finally:  # a failed write is raised, but nothing is left open
-            await self.finish_snapshot()
+            await self.finish_snapshot(closing=True)
             if self._opened_storage:
                 await self.storage.close()
             while self.on_close:
@@ -468,7 +468,7 @@ class HearthEngine:
             await self.finish_snapshot()
             self._snapshot = self.storage.snapshots.start(self.storage.db, tick + 1)
 
-    async def finish_snapshot(self) -> Path | None:
+    async def finish_snapshot(self, *, closing: bool = False) -> Path | None:
         """Wait for the snapshot in flight, if any, and keep only the newest ones.
 
         A snapshot that fails (a full disk, say) is logged and the world goes on: it
@@ -480,7 +480,13 @@ class HearthEngine:
         try:
             path = await pending
         except Exception as exc:
-            logger.error("the snapshot could not be written: %s", exc)
+            if (closing or self.stop_requested) and is_storage_fault(exc):
+                # The run is ending, on this disk's fault if it failed, which the run
+                # tells in one line; a snapshot begun before it (snapshot_0, say) failing
+                # on the same disk is the same news, kept in the log only.
+                logger.info("the snapshot could not be written: %s", exc)
+            else:
+                logger.error("the snapshot could not be written: %s", exc)
             return None
         self.storage.snapshots.prune(self.config.settings.storage.snapshots_keep)
         return path
