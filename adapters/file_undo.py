@@ -19,8 +19,6 @@ from typing import Any
 from adapters.agent_files import AgentFiles
 from storage.side_files import claim, claim_dir, kind, move_aside
 
-CHANGING_TOOLS = frozenset({"write_file", "append_file", "edit_file"})
-
 
 class FileUndoLog:
     def __init__(self, directory: Path, world_id: str | None = None) -> None:

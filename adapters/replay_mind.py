@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from adapters.tools import TOOLS, Narration
 from core.types import AgentName
 from services.mind import MindError, MindHalt, ToolCall, ToolOutcome, TurnStart
 from services.narrator import NarrationContext, TemplateNarrator
@@ -37,9 +38,8 @@ OVER_THE_LIMIT = ToolCall("replay-over", "look", {})
 """Asked after the recorded calls when the record ended at the action limit: the turn
 loop answers it "not this turn" without running it, and the turn ends as it did."""
 
-_UNNARRATED = frozenset({"read_file", "write_file", "append_file", "list_files", "edit_file",
-                         "recall"})
-"""Tools whose results go back as they are (engine._narrate), never through a narrator."""
+_UNNARRATED = TOOLS.named(Narration.AS_IS)
+"""Tools whose results go back as they are (engine/tool_use.py), never through a narrator."""
 
 
 class RecordedTurns:

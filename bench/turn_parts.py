@@ -4,8 +4,9 @@
 
 The 1,000-agent daytime world of `bench engine` runs with its offline mind behind a
 timer that implements the same Mind port (every `begin`, `next_calls`, `finish`,
-`record` and `state_json` is timed), and with the action engine's `execute_tool`
-timed too. Each turn then splits into three parts:
+`record` and `state_json` is timed), and with every tool call timed too
+(engine/tool_use.py `TurnTools.execute`: the registry's parsing and the action).
+Each turn then splits into three parts:
 
 - *the mind*: the offline mind's own thinking, from its perception to its calls;
 - *its actions*: executing the calls it makes (checks and the world's change);
@@ -144,8 +145,8 @@ async def _measure() -> dict[str, float]:
             engine = HearthEngine(storage, config, mind=TimedMind(offline, watch))
             await engine.initialize()
             engine.write_behind_on()  # as `hearth --run` and `bench engine` do
-            actions = engine.sim.engine
-            actions.execute_tool = _timed(actions.execute_tool, watch, "actions")  # type: ignore[method-assign]
+            tools = engine.turn_tools
+            tools.execute = _timed(tools.execute, watch, "actions")  # type: ignore[method-assign]
             engine.run_agent_turn = _timed(engine.run_agent_turn, watch, "turns")  # type: ignore[method-assign]
             for _ in range(WARM_TICKS):
                 await engine.tick_once()

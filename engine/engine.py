@@ -23,13 +23,10 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 
-from adapters.agent_files import AgentFiles
-from adapters.file_tools import FILE_TOOL_SPECS, FILE_TOOLS, run_file_tool
-from adapters.file_undo import CHANGING_TOOLS, FileUndoLog
+from adapters.file_undo import FileUndoLog
 from adapters.perception import PerceptionBuilder
-from adapters.recall_tool import RECALL_SPEC, RECALL_TOOLS, run_recall
+from adapters.tools import TOOLS, ToolRegistry
 from config import HearthConfig
-from core.actions import ActionResult
 from core.perception import Perception
 from core.types import AgentName
 from engine.committer import (
@@ -54,19 +51,13 @@ from engine.phases import (
 )
 from engine.pipeline import TickPipeline
 from engine.stewardship import Stewardship
+from engine.tool_use import TurnTools
 from services.changes import ChangeSet, collecting
-from services.mind import Mind, ToolCall, TurnStart
-from services.narrator import (
-    NarrationContext,
-    Narrator,
-    SceneNarrator,
-    TemplateNarrator,
-    sheltered,
-)
+from services.mind import Mind, TurnStart
+from services.narrator import Narrator, SceneNarrator, TemplateNarrator
 from services.persistence import capture
 from services.scheduler import Scheduler
 from services.simulation import Simulation, load_simulation
-from services.tool_specs import tool_specs
 from services.turn_loop import MIND_ERROR, TurnLog, run_turn
 from services.world_setup import status_text
 from storage import Storage
@@ -96,21 +87,21 @@ class HearthEngine:
         narrator: Narrator | None = None,
         agents_dir: Path | None = None,
         scene_narrator: SceneNarrator | None = None,
+        tools: ToolRegistry = TOOLS,
     ) -> None:
         self.storage = storage
         self.config = config
         self.default_mind = mind
         self.minds = dict(minds or {})
         self.narrator: Narrator = narrator or TemplateNarrator()
-        self._narrate_now = getattr(self.narrator, "narrate_now", None)
         self._take_narration = getattr(self.narrator, "take_spend", None)
         """A model narrator's spend on a turn, to keep in the turn's record."""
         self.scene_narrator = scene_narrator
         """Retells a perception's narrative for minds that read it (None: the template's)."""
-        """The narrator's synchronous form, if it has one: one coroutine less a call."""
         self.homes = AgentHomes(agents_dir) if agents_dir is not None else None
-        self.tools = (tool_specs(config.settings.scheduling.max_actions_per_turn)
-                      + FILE_TOOL_SPECS + (RECALL_SPEC,))
+        self.registry = tools
+        self.tools = tools.specs(config.settings.scheduling.max_actions_per_turn)
+        """What every mind is offered (adapters/tools)."""
         self.journey_news: dict[str, str] = {}
         """How each journey that ended came to end (engine/phases/movement.py), for the
         traveller's next turn; in memory only (a restart forgets it)."""
@@ -120,7 +111,6 @@ class HearthEngine:
         self.resumed_tick: int | None = None
         self.recreated_homes: list[str] = []
         """Agents whose home was missing at start-up and was made again (`initialize`)."""
-        self._files: dict[str, AgentFiles] = {}
         self._states: dict[str, tuple[str, str]] = {}
         """Each agent's mind kind and state JSON as last queued for commit."""
         self._opened_storage = False
@@ -173,6 +163,8 @@ class HearthEngine:
         await self._undo_lost_file_changes()
         self.committer.on_commit = lambda turns: [
             self.file_undo.committed(t.agent, t.tick) for t in turns]
+        self.turn_tools = TurnTools(self.registry, self.sim, self.storage, self.homes,
+                                    self.file_undo, self.committer.flush_writes, self.narrator)
         gardener = settings.gardener
         self.stewardship = Stewardship(gardener.caps.to_core(), gardener.happening_ticks)
         tick = self.sim.world.tick
@@ -402,49 +394,15 @@ class HearthEngine:
             name, tick, perception, self.tools,
             self.config.settings.scheduling.max_actions_per_turn,
         )
+        tools = self.turn_tools
         log = await run_turn(
             mind, start,
-            lambda call: self._execute(name, tick, call),
-            lambda result, call: self._narrate(name, tick, result, call),
+            lambda call: tools.execute(name, tick, call),
+            lambda result, call: tools.narrate(name, tick, result, call),
         )
         if log.not_begun and news is not None:  # told again when the turn is given back
             self.journey_news[name] = news
         return log
-
-    async def _execute(self, name: AgentName, tick: int, call: ToolCall) -> ActionResult:
-        if call.name in RECALL_TOOLS:
-            return await run_recall(self.storage, name, tick, call.arguments,
-                                    lambda at: str(self.sim.world.time_of_day(at)))
-        if call.name in FILE_TOOLS:
-            if self.homes is None:
-                return ActionResult.fail("you have no home folder in this world")
-            files = self._files.get(name)
-            if files is None:
-                files = self._files[name] = AgentFiles(self.homes.path(name))
-            if call.name in CHANGING_TOOLS and isinstance(call.arguments, Mapping):
-                if self.file_undo.guards_earlier_turn(name, tick):
-                    # The log holds one turn: that turn's write must land before
-                    # this turn's change replaces it (only with `write_behind`).
-                    await self.committer.flush_writes()
-                self.file_undo.before_change(name, tick, files, call.arguments.get("path"))
-            return run_file_tool(files, call.name, call.arguments)
-        return await self.sim.engine.execute_tool(name, call.name, call.arguments, tick)
-
-    async def _narrate(
-        self, name: AgentName, tick: int, result: ActionResult, call: ToolCall
-    ) -> str:
-        if call.name in FILE_TOOLS or call.name in RECALL_TOOLS:
-            return result.message
-        world = self.sim.world
-        agent = self.sim.agents.get_agent(name)
-        position = agent.position if agent is not None else None
-        ctx = NarrationContext(
-            name, tick, position, world.time_of_day(tick).period, world.weather, call.name,
-            position is not None and sheltered(world.structure_at, position, result.events),
-        )
-        if self._narrate_now is not None:  # a narrator that needs no waiting
-            return self._narrate_now(result, ctx)
-        return await self.narrator.narrate(result, ctx)
 
     async def _record_metrics(self, ctx: TickContext, started: float) -> None:
         """Metrics go with the next commit when writing behind, at once otherwise."""

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.agent_files import AgentFiles
-from adapters.file_tools import run_file_tool
 from adapters.offline_mind import OfflineMind
+from adapters.tools import TOOLS
+from adapters.tools.files import run_file_tool
 from config import HearthConfig, RuntimeEnv
 from engine.engine import HearthEngine
 from engine.replay import replay_parts
@@ -147,7 +148,7 @@ def _make_homes(past: WorldPast, db: Path, homes_dir: Path, before: int) -> None
     for name in names:
         homes.create(name, "")
     calls: dict[str, list[tuple[str, dict]]] = {}
-    for agent, tool, args in past.file_calls(before):
+    for agent, tool, args in past.file_calls(before, TOOLS.changing_files()):
         calls.setdefault(agent, []).append((tool, args))
     for agent, done in calls.items():
         if not homes.exists(agent):

@@ -34,7 +34,8 @@ Converter = Callable[[str, Any], Any]
 """(field name, raw value) -> the value the action takes, or ToolInputError."""
 
 
-def _describe(value: Any) -> str:
+def describe_value(value: Any) -> str:
+    """A value as an error message may quote it: its repr, cut short."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -49,7 +50,7 @@ def _to_direction(field: str, value: Any) -> Direction:
         if found is not None:
             return found
     elif not isinstance(value, str):
-        raise ToolInputError(f"{field} must be a direction word, not {_describe(value)}")
+        raise ToolInputError(f"{field} must be a direction word, not {describe_value(value)}")
     try:
         return Direction.parse(value)
     except ValueError as exc:
@@ -58,7 +59,7 @@ def _to_direction(field: str, value: Any) -> Direction:
 
 def _to_privacy(field: str, value: Any) -> Privacy:
     if not isinstance(value, str) or value.strip().lower() not in {"public", "private"}:
-        raise ToolInputError(f"{field} must be 'public' or 'private', not {_describe(value)}")
+        raise ToolInputError(f"{field} must be 'public' or 'private', not {describe_value(value)}")
     return Privacy(value.strip().lower())
 
 
@@ -72,7 +73,7 @@ def _to_position(field: str, value: Any) -> Position:
     elif isinstance(value, list | tuple) and len(value) == 2:
         x, y = value
     else:
-        raise ToolInputError(f"{field} must be {{'x': ..., 'y': ...}}, not {_describe(value)}")
+        raise ToolInputError(f"{field} must be {{'x': ..., 'y': ...}}, not {describe_value(value)}")
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (x, y)):
         raise ToolInputError(f"{field} needs whole-number x and y")
     return Position(x, y)
@@ -82,19 +83,19 @@ def _to_int(field: str, value: Any) -> int:
     if type(value) is int:
         return value
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ToolInputError(f"{field} must be a whole number, not {_describe(value)}")
+        raise ToolInputError(f"{field} must be a whole number, not {describe_value(value)}")
     return value
 
 
 def _to_text(field: str, value: Any) -> str:
     if type(value) is str or isinstance(value, str):
         return value
-    raise ToolInputError(f"{field} must be text, not {_describe(value)}")
+    raise ToolInputError(f"{field} must be text, not {describe_value(value)}")
 
 
 def _to_words(field: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise ToolInputError(f"{field} must be a list of words, not {_describe(value)}")
+        raise ToolInputError(f"{field} must be a list of words, not {describe_value(value)}")
     return tuple(value)
 
 
@@ -209,11 +210,11 @@ def _parse(tool: Any, arguments: Any) -> Action:
     """`parse_action` without the table of calls parsed before."""
     if not isinstance(tool, str) or tool not in ACTION_TYPES:
         known = ", ".join(sorted(ACTION_TYPES))
-        raise ToolInputError(f"there is no tool called {_describe(tool)}; tools are: {known}")
+        raise ToolInputError(f"there is no tool called {describe_value(tool)}; tools are: {known}")
     if arguments is None:
         arguments = {}
     elif type(arguments) is not dict and not isinstance(arguments, Mapping):
-        raise ToolInputError(f"{tool} takes named arguments, not {_describe(arguments)}")
+        raise ToolInputError(f"{tool} takes named arguments, not {describe_value(arguments)}")
     plan = _plan(tool)
     names = plan.names
     for key in arguments:

@@ -19,7 +19,7 @@ import json
 import os
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -29,10 +29,6 @@ from storage.snapshots import SnapshotManager
 
 LINEAGE_FILE = "lineage.json"
 """Beside a fork's world.db: which world it was forked from, and at which tick."""
-
-CHANGING_FILE_TOOLS = ("write_file", "append_file", "edit_file")
-"""The file tools that change a home (the others only read it)."""
-
 
 class ForkError(StorageError):
     """A fork that cannot be made as asked; the message says why, in one line."""
@@ -155,10 +151,12 @@ class WorldPast:
             kinds.setdefault(str(agent), set()).add(str(mind))
         return kinds
 
-    def file_calls(self, before: int) -> Iterator[tuple[str, str, dict]]:
-        """(agent, tool, arguments) of every successful call that changed a home in ticks
-        before `before`, in the order they ran for each agent (one turn a tick, calls in
-        the order of the turn's record)."""
+    def file_calls(self, before: int, changing: Collection[str]
+                   ) -> Iterator[tuple[str, str, dict]]:
+        """(agent, tool, arguments) of every successful call of a tool in `changing` (those
+        that change a home: adapters/tools says which) in ticks before `before`, in the
+        order they ran for each agent (one turn a tick, calls in the order of the turn's
+        record)."""
         cursor = self.conn.execute(
             "SELECT agent, record FROM turns WHERE tick < ? AND record LIKE '%_file\"%' "
             "ORDER BY tick, agent", (before,))
@@ -169,7 +167,7 @@ class WorldPast:
                 continue
             for action in actions:
                 if (isinstance(action, dict) and action.get("ok") is True
-                        and action.get("tool") in CHANGING_FILE_TOOLS
+                        and action.get("tool") in changing
                         and isinstance(action.get("args"), dict)):
                     yield str(agent), str(action["tool"]), action["args"]
 

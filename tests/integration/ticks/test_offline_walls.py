@@ -74,17 +74,17 @@ async def test_an_offline_agent_in_a_shelter_never_walks_into_its_walls(
         for name in sorted(people):
             _shut_in(sim, name, taken)
         walks: list[tuple[str, int, str, object, int]] = []
-        actions = sim.engine
-        execute = actions.execute_tool
+        tools = engine.turn_tools
+        execute = tools.execute
 
-        async def watched(agent, tool, arguments, tick):
+        async def watched(agent, tick, call):
             radius = sim.world.vision_radius()
-            result = await execute(agent, tool, arguments, tick)
-            if tool == "walk":
-                walks.append((str(agent), tick, str(arguments), result, radius))
+            result = await execute(agent, tick, call)
+            if call.name == "walk":
+                walks.append((str(agent), tick, str(call.arguments), result, radius))
             return result
 
-        actions.execute_tool = watched
+        tools.execute = watched
         for _ in range(TICKS):
             await engine.tick_once()
 

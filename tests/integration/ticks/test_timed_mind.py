@@ -36,8 +36,8 @@ async def _live(data: Path, agents: Path, config, timed: Stopwatch | None) -> No
                               mind=mind if timed is None else TimedMind(mind, timed))
         await engine.initialize()
         if timed is not None:
-            actions = engine.sim.engine
-            actions.execute_tool = _timed(actions.execute_tool, timed, "actions")
+            tools = engine.turn_tools
+            tools.execute = _timed(tools.execute, timed, "actions")
             engine.run_agent_turn = _timed(engine.run_agent_turn, timed, "turns")
             timed.running = True
         try:
