@@ -112,6 +112,7 @@ async def _measure(root: Path) -> dict[str, list[float]]:
     import main
     from config import load_config
     from engine import EngineRunner
+    from engine.wiring import wire_engine
     from observe.api import ObserverAPI
     from observe.tui.app import HearthApp
     from observe.tui.widgets.grid import GridView
@@ -125,7 +126,7 @@ async def _measure(root: Path) -> dict[str, list[float]]:
     async def make():
         storage = Storage(data, create=False)
         await storage.open()
-        wired = await main.wire_engine(env, config, storage, "offline", lambda _: None)
+        wired = await wire_engine(env, config, storage, "offline", lambda _: None)
         await wired.engine.initialize()
         wired.engine.on_close.insert(0, storage.close)
         return wired.engine

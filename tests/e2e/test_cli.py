@@ -14,6 +14,8 @@ import pytest
 
 import main
 from config import CONFIG_DIR
+from observe import watch_command
+from observe.command_line import parse_args
 from tests.conftest import PROJECT_DIR
 
 
@@ -223,11 +225,11 @@ def test_mind_goes_with_running_or_watching_only(capsys, dirs) -> None:
 def test_at_a_terminal_plain_hearth_asks_for_the_observer(dirs, monkeypatch) -> None:
     import asyncio
 
-    monkeypatch.setattr(main, "interactive", lambda: True)
+    monkeypatch.setattr(watch_command, "interactive", lambda: True)
     data, agents = dirs
-    args = main.parse_args(["--data-dir", str(data), "--agents-dir", str(agents)])
+    args = parse_args(["--data-dir", str(data), "--agents-dir", str(agents)], main.PROJECT_DIR)
     outcome = asyncio.run(main.run(args))
-    assert isinstance(outcome, main.Watch)
+    assert isinstance(outcome, watch_command.Watch)
     assert (data / "world.db").exists(), "the first run creates the world before watching"
     assert outcome.env.data_dir == data and outcome.mind is None
 

@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 import main
+from adapters.gardener_command import GARDENER_NICENESS
 from config import CONFIG_DIR, load_config
 from core.types import Position
 from engine import EngineRunner, HearthEngine
-from main import GARDENER_NICENESS, PROJECT_DIR
+from main import PROJECT_DIR
 from observe.api import ObserverAPI
 from observe.tui.app import HearthApp
 from observe.tui.widgets.feed import EventFeed

@@ -325,8 +325,8 @@ async def test_a_tick_begun_with_no_turn_run_is_not_called_interrupted(
 ) -> None:
     """A stop that comes during a tick's opening phases leaves the tick begun (its
     opening committed) with no turn run: --status says so without alarm."""
-    import main
     from services.status import world_status
+    from services.status_command import format_status
 
     async with make_engine(scripted()) as engine:
         engine.request_stop()  # as if it came while the opening phases ran
@@ -335,7 +335,7 @@ async def test_a_tick_begun_with_no_turn_run_is_not_called_interrupted(
     async with Storage(small_world, create=False) as storage:
         status = await world_status(storage)
     assert status.unfinished_tick == 0 and status.unfinished_turns == 0
-    text = main.format_status(status)
+    text = format_status(status)
     assert "interrupted" not in text
     assert "tick 0 was begun and none of its turns has run yet" in text
 

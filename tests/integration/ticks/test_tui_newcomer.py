@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from adapters.offline_mind import OfflineMind
-from main import format_status
 from observe.api import ObserverAPI
 from observe.snapshot import deed_words
 from observe.tui.app import HearthApp
@@ -27,6 +26,7 @@ from observe.tui.widgets.grid import GridView
 from observe.tui.widgets.header import WEATHER_SYMBOLS, HearthHeader
 from services.simulation import clock_of
 from services.status import world_status
+from services.status_command import format_status
 from services.world_setup import create_world
 from storage import Storage
 from tests.integration.ticks.test_tui_app import _until, _watching

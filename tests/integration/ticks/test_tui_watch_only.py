@@ -1,7 +1,7 @@
 """The observer on a world another process is changing opens to watch only, and says so.
 
 A real `hearth --run` in another process holds the world's writer lock and commits
-ticks; the observer is opened as `hearth` opens it (main.watch), with the real
+ticks; the observer is opened as `hearth` opens it (`watch_command.watch`), with the real
 HearthApp driven by Pilot in place of the terminal. It must name the process in its
 header, follow the ticks as they are committed, refuse to run an engine beside it,
 and quit cleanly.
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-import main
 from config import RuntimeEnv, load_config
+from observe import watch_command
 from observe.tui.app import HearthApp
 from observe.tui.widgets.feed import EventFeed
 from observe.tui.widgets.header import HearthHeader
@@ -156,7 +156,8 @@ def test_the_observer_of_a_busy_world_watches_it_and_runs_nothing(
     monkeypatch.setattr("observe.tui.observe_world",
                         lambda api, data_dir, clock=None: asyncio.run(drive(api, data_dir, clock)))
     started = time.monotonic()
-    code = main.watch(main.Watch(RuntimeEnv(data, agents, None), load_config(None), None))
+    request = watch_command.Watch(RuntimeEnv(data, agents, None), load_config(None), None)
+    code = watch_command.watch(request)
     assert code == 0 and seen["code"] == 0
     api = seen["api"]
     assert isinstance(api, WatchingAPI) and not api.follower.is_running

@@ -26,6 +26,7 @@ from config import (
     load_settings,
     load_terrain,
 )
+from services.command_errors import EXIT_USAGE
 from tests.integration.hostile import (
     DEADLINE,
     assert_unharmed,
@@ -509,7 +510,7 @@ def test_absurd_numbers_stop_hearth_in_a_line_before_it_touches_the_world(
         "--config-dir", str(config_dir), "--data-dir", str(data), "--agents-dir", str(agents),
         "--run", "1", "--mind", "offline", "--quiet"]))
     printed = capsys.readouterr()
-    assert code == main.EXIT_USAGE
+    assert code == EXIT_USAGE
     assert printed.out == ""
     line = one_line(printed.err)
     assert line.startswith("hearth: config error: ") and says in line and names in line

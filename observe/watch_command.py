@@ -1,0 +1,145 @@
+"""Plain `hearth` and `hearth --watch`: the live observer on a world.
+
+Plain `hearth` makes a world first when there is none; `--watch` never does. The TUI
+runs its own event loop, so `open_world` (inside `asyncio.run`) returns a `Watch`
+request and `main.py` calls `watch` once that loop is done. At no terminal (a pipe, CI)
+the world's status and map are printed instead. A world another process is changing is
+watched read-only (`observe/watching.py`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from dataclasses import dataclass
+
+from config import ConfigError, HearthConfig, RuntimeEnv
+from engine.engine import HearthEngine
+from engine.wiring import check_claude_before_a_world, choose_minds, wire_engine
+from observe.map_command import draw_map
+from observe.progress import creation_progress
+from services.budget import SpendMeter
+from services.command_errors import EXIT_OK, EXIT_RUNTIME, CliError
+from services.init_command import init_world
+from services.status_command import show_status
+from storage import Storage, StorageError, WorldBusyError
+
+
+@dataclass(frozen=True)
+class Watch:
+    """A request to open the live observer once the command's own loop is done (the
+    TUI runs its own event loop, so it cannot start inside `asyncio.run`)."""
+
+    env: RuntimeEnv
+    config: HearthConfig
+    mind: str | None
+
+
+def interactive() -> bool:
+    """Whether a person is at a terminal, both ways: only then is the TUI opened."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+async def open_world(
+    env: RuntimeEnv, config: HearthConfig, mind: str | None = None, *, create: bool = True,
+) -> int | Watch:
+    """The main job: make sure a world exists, then watch it live in the terminal UI.
+
+    Not at a terminal (a pipe, CI), the world's status and map are printed instead.
+    With `create=False` (--watch) a missing world is not made: the UI says how to."""
+    choose_minds([], config, mind, env)  # refuses Claude without a key, before anything
+    exists = Storage.world_exists(env.data_dir)
+    if not exists and create:
+        await check_claude_before_a_world(config, env, mind)
+        print("No world yet: creating one.")
+        await init_world(env, config, bar=creation_progress)
+    elif exists:
+        # Opening for writing applies pending migrations (after a backup); a world another
+        # process is changing was opened, and so migrated, by it: this one only watches.
+        with contextlib.suppress(WorldBusyError):
+            async with Storage(env.data_dir, create=False) as storage:
+                if storage.db.migrated_from is not None:
+                    print(
+                        f"Migrated {storage.db_path} from schema v{storage.db.migrated_from}; "
+                        f"the previous file is saved at {storage.db.backup_path}"
+                    )
+    if interactive():
+        return Watch(env, config, mind)
+    if not exists and not create:
+        raise CliError(f"no world in {env.data_dir} yet: create one with "
+                       f"`{env.command('--init')}`")
+    code = await show_status(env, config, as_json=False)
+    if code == EXIT_OK:
+        print()
+        code = await draw_map(env, "")
+        print(f"\n(Run `{env.command()}` in a terminal to watch the world live.)")
+    return code
+
+
+def watch(request: Watch) -> int:
+    """Open the live observer: the engine in its own thread, the UI on this one."""
+    from observe.tui import observe_world  # Textual loads only when someone watches
+
+    env, config = request.env, request.config
+    if not Storage.world_exists(env.data_dir):
+        return observe_world(None, str(env.data_dir))
+    budget: list[str] = []
+    meters: list[SpendMeter] = []
+    engines: list[HearthEngine] = []
+
+    async def make_engine() -> HearthEngine:
+        storage = Storage(env.data_dir, create=False,
+                          synchronous=config.settings.storage.synchronous)
+        await storage.open()
+        try:
+            wired = await wire_engine(env, config, storage, request.mind, budget.append)
+            await wired.engine.initialize()
+        except BaseException:
+            await storage.close()
+            raise
+        wired.engine.on_close.insert(0, storage.close)  # closed last, after the clients
+        meters.append(wired.meter)
+        engines.append(wired.engine)
+        return wired.engine
+
+    def spend() -> tuple[float, dict[str, float]]:
+        return (meters[0].run, dict(meters[0].by_agent)) if meters else (0.0, {})
+
+    from engine import EngineRunner
+    from observe.api import ObserverAPI
+    from storage.history import HistoryReader
+
+    runner = EngineRunner(make_engine)
+    print("Opening the world...", file=sys.stderr)
+    try:
+        history = HistoryReader(env.data_dir / "world.db")
+    except StorageError as exc:
+        raise CliError(str(exc)) from None
+    api = ObserverAPI(runner, history=history, spend=spend)
+    try:
+        try:
+            api.start()
+        except RuntimeError:
+            cause = runner.error
+            if isinstance(cause, WorldBusyError):  # another process changes it: watch only
+                from observe.watching import WatchingAPI
+
+                api = WatchingAPI(env.data_dir, config, history=history)
+                api.start()
+            elif isinstance(cause, (CliError, StorageError, ConfigError)):
+                raise cause from None
+            else:
+                raise CliError(f"the world could not be opened: {cause}") from None
+        from services.simulation import clock_of
+
+        code = observe_world(api, str(env.data_dir), clock_of(config))
+    finally:
+        api.stop()
+        history.close()
+    if engines and engines[0].halted is not None:
+        print(f"Stopped: {engines[0].halted}", file=sys.stderr)
+        return EXIT_RUNTIME
+    if budget:
+        print(f"Paused: {budget[0]}. Raise the budget in settings.yaml (claude.budgets) "
+              "to go on.", file=sys.stderr)
+    return code
