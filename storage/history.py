@@ -13,6 +13,12 @@ reads only ticks before the live snapshot's tick, which are complete and never
 change again, so it needs no transaction spanning its queries. Python's sqlite3 lets
 a connection be shared between threads only if the caller serialises its use: one
 lock guards every call.
+
+A fork (storage/world_fork.py) holds its parent's past in its own file: its database
+began as a copy of the parent's snapshot and was walked on to the fork tick, each turn
+checked against the parent's row for row. So the reader of a fork reaches back to the
+parent's first tick without opening the parent, and reads each tick from one file
+only; storage/lineage.py says which world lived it.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ turn) are queued for the engine thread, which takes them between ticks.
 
 Looking back: `[` and `]` step through stored ticks (positions and narrated lines from
 the database, storage/history.py) while the live world keeps going underneath; the
-header says so plainly, and `end` returns to live.
+header says so plainly, and `end` returns to live. In a fork the header says where the
+world came from, and a past tick its parent lived says so (observe/lineage.py).
 
 Watching only: when another process changes the world, the API is a WatchingAPI
 (observe/watching.py) whose updates come from a thread that follows the database;
@@ -34,6 +35,7 @@ from textual.message import Message
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from observe.api import ObserverAPI, Update, cell_info
+from observe.lineage import origin_words, past_words, trouble_words, world_lineage
 from observe.provenance import chosen_turn
 from observe.snapshot import FeedLine, WorldSnapshot
 from observe.timeline import Timeline, past_snapshot
@@ -136,6 +138,8 @@ class HearthApp(App[int]):
         self.current: WorldSnapshot = self.live
         """What the grid shows: the live snapshot, or a past tick's."""
         first = api.history.first_tick() if api.history is not None else None
+        self.lineage = world_lineage(api.history)
+        """The worlds this one was forked from (none for a world that is no fork)."""
         self.timeline = Timeline(first, self.live.tick)
         self.feed_filter: str | None = None
         self.ticks_seen = 0
@@ -187,6 +191,8 @@ class HearthApp(App[int]):
             first = self.live.agents[0]
             grid.centre_on(first.position.x, first.position.y)
         self._check_size(self.size.width, self.size.height)
+        if (trouble := trouble_words(self.lineage)) is not None:
+            self.say(trouble, warning=True)
         self._beat_timer = self.set_interval(SUMMARY_SECONDS, self._beat)
 
     def _from_engine(self, update: Update) -> None:
@@ -271,9 +277,12 @@ class HearthApp(App[int]):
         self._refresh_tabs()
 
     def _refresh_header(self) -> None:
-        label = None if self.timeline.is_live else self.timeline.label(self.live.tick)
+        viewing = self.timeline.viewing
+        label = None if viewing is None else self.timeline.label(self.live.tick)
+        lived = None if viewing is None else past_words(self.lineage, viewing)
         self.query_one(HearthHeader).show(self.current if label else self.live,
-                                          self.api.run_state(), label)
+                                          self.api.run_state(), label,
+                                          origin_words(self.lineage), lived)
 
     # ------------------------------------------------------------------ panels
 

@@ -1,5 +1,5 @@
 """The command palette's Hearth commands (ctrl+p): follow an agent, go to an agent or
-a landmark, run N ticks, toggle ASCII, return to live.
+a landmark, run N ticks, toggle ASCII, return to live, and in a fork show its lineage.
 
 Commands are made afresh from the app's latest snapshot each time the palette asks,
 so a renamed place or a new agent shows up without any bookkeeping. Typing "run 25"
@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from observe.lineage import chain_words, origin_words
 from observe.tui.safe_text import clean, short_words
 
 if TYPE_CHECKING:
     from observe.snapshot import WorldSnapshot
+    from storage.lineage import WorldLineage
 
 _RUN_N = re.compile(r"^\s*(?:run\s*)?(\d{1,6})(?:\s*ticks?)?\s*$", re.IGNORECASE)
 RUN_CHOICES = (1, 10, 100)
@@ -38,6 +40,12 @@ class Commanded(Protocol):
 
     @property
     def current(self) -> WorldSnapshot | None: ...
+
+    @property
+    def lineage(self) -> WorldLineage: ...
+
+    def notify(self, message: str, *, title: str = "", timeout: float | None = None,
+               markup: bool = True) -> None: ...
 
     def run_ticks(self, count: int) -> None: ...
 
@@ -62,6 +70,10 @@ def hearth_commands(app: Commanded) -> Iterator[PaletteCommand]:
                          app.action_toggle_ascii)
     yield PaletteCommand("Return to live", "Stop looking back and show the world now",
                          app.action_live)
+    origin = origin_words(app.lineage)
+    if origin is not None:  # a fork: where it came from, folders and all
+        yield PaletteCommand("Show lineage", short_words(clean(origin), 80),
+                             partial(show_lineage, app))
     if snapshot is None:
         return
     for view in snapshot.agents:
@@ -77,6 +89,12 @@ def hearth_commands(app: Commanded) -> Iterator[PaletteCommand]:
     for place in snapshot.places:
         yield PaletteCommand(f"Go to place {clean(place.name)}", "A place an agent named",
                              partial(app.go_to, place.position.x, place.position.y))
+
+
+def show_lineage(app: Commanded) -> None:
+    """Every world in the chain a fork came from, with its folder, in a notice."""
+    app.notify(clean("\n".join(chain_words(app.lineage)), one_line=False), title="Lineage",
+               markup=False, timeout=10)
 
 
 class HearthCommands(Provider):

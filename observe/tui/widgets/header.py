@@ -91,13 +91,17 @@ def past_marker(past_label: str, *, short: bool = False) -> Text:
     return marker
 
 
-def header_parts(snapshot: WorldSnapshot, state: RunState,
-                 past_label: str | None = None) -> list[Text]:
-    """The header's parts in order: the past marker (when looking back), tick, time,
-    weather, run state, speed (while ticks come) and spend."""
+def header_parts(snapshot: WorldSnapshot, state: RunState, past_label: str | None = None,
+                 origin: str | None = None, lived: str | None = None) -> list[Text]:
+    """The header's parts in order: the past marker (when looking back) and, for a tick
+    a fork's parent lived, which world lived it; tick, time, weather, run state, speed
+    (while ticks come), spend, and for a fork where it came from (last: on a narrow
+    terminal it is the part cut first)."""
     parts: list[Text] = []
     if past_label is not None:
         parts.append(past_marker(past_label))
+        if lived is not None:
+            parts.append(literal(lived, "bold magenta"))
     parts.append(Text(f"t{snapshot.tick}", "bold", end=""))
     parts.append(literal(snapshot.time_text))
     symbol = WEATHER_SYMBOLS.get(snapshot.weather, "?")
@@ -108,6 +112,8 @@ def header_parts(snapshot: WorldSnapshot, state: RunState,
         parts.append(Text(f"{state.ticks_per_second:.1f} ticks/s", end=""))
     if not state.watch_only:  # the spend is counted by the process changing the world
         parts.append(Text(money(snapshot.spend_usd), "bold", end=""))
+    if origin is not None:
+        parts.append(literal(origin, "magenta"))
     return parts
 
 
@@ -175,11 +181,12 @@ class HearthHeader(DirectLines, Widget):
         """The line last shown (for whoever needs its words, such as tests)."""
         return self._line
 
-    def show(self, snapshot: WorldSnapshot, state: RunState,
-             past_label: str | None = None) -> None:
+    def show(self, snapshot: WorldSnapshot, state: RunState, past_label: str | None = None,
+             origin: str | None = None, lived: str | None = None) -> None:
         """Show the live state, or, with `past_label` (like "viewing tick 80 of 123"),
-        a past-tick marker in front of it."""
-        parts = header_parts(snapshot, state, past_label)
+        a past-tick marker in front of it; `origin`: where a fork came from, `lived`:
+        which world lived the past tick shown (storage/lineage.py)."""
+        parts = header_parts(snapshot, state, past_label, origin, lived)
         self._short_marker = (past_marker(past_label, short=True)
                               if past_label is not None else None)
         line = Text(no_wrap=True, overflow="ellipsis", end="")
