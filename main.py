@@ -79,7 +79,8 @@ async def run(args: argparse.Namespace) -> int | Watch:
         return await draw_map(env, args.map)
     if args.fork is not None:  # issue 30: branchable history
         from engine.fork import fork_command
-        return await fork_command(env, config, args.fork, args.into)
+        return await fork_command(env, config, args.fork, args.into,
+                                  dict(args.personality or ()))
     if args.compare:
         from storage.world_compare import compare_command
         return compare_command(*args.compare, as_json=args.json)

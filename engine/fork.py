@@ -24,6 +24,7 @@ import shutil
 import sqlite3
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,13 +85,17 @@ def _check_into(into: Path) -> None:
             raise _usage(f"{into} is not empty; choose a new or empty folder for the fork")
 
 
-async def fork_world(parent: Path, config: HearthConfig, tick: int, into: Path) -> ForkReport:
-    """Make `into`/data and `into`/agents: the world in `parent` as at tick `tick`."""
+async def fork_world(parent: Path, config: HearthConfig, tick: int, into: Path,
+                     personalities: Mapping[str, str] | None = None) -> ForkReport:
+    """Make `into`/data and `into`/agents: the world in `parent` as at tick `tick`, with
+    each agent in `personalities` given that personality from the fork on."""
     started = time.perf_counter()
     parent, into = Path(parent), Path(into)
+    personalities = dict(personalities or {})
     if not (parent / "world.db").is_file():
         raise ForkError(f"{parent}: no world here to fork (no world.db)")
     _check_into(into)
+    _check_names(parent / "world.db", personalities)
     try:
         past = WorldPast.open(parent)
     except WorldNotFoundError as exc:
@@ -116,8 +121,11 @@ async def fork_world(parent: Path, config: HearthConfig, tick: int, into: Path) 
             await _walk(past, config, data, homes, base.tick, tick)
             _check_walk(past, data / "world.db", base.tick, tick)
             _settle(data / "world.db")
+            _change_personalities(data / "world.db", personalities)
             write_lineage(data, Lineage(str(parent.resolve()), past.world_id, tick,
-                                        utc_stamp(), base.tick))
+                                        utc_stamp(), base.tick, {
+                                            name: {"personality": text}
+                                            for name, text in sorted(personalities.items())}))
             (data / "writer.lock").unlink(missing_ok=True)
             os.sync()  # the homes were written without a sync per file
             data.rename(into / "data")
@@ -132,6 +140,39 @@ async def fork_world(parent: Path, config: HearthConfig, tick: int, into: Path) 
     return ForkReport(parent, into, tick, base.tick, time.perf_counter() - started, size)
 
 
+def _agent_names(db: Path) -> list[str]:
+    conn = read_only(db)
+    try:
+        return [str(r[0]) for r in conn.execute("SELECT name FROM agents ORDER BY name")]
+    finally:
+        conn.close()
+
+
+def _check_names(db: Path, personalities: Mapping[str, str]) -> None:
+    """Refuse, before anything is made, a personality for an agent the world has not."""
+    if not personalities:
+        return
+    names = _agent_names(db)
+    if unknown := sorted(set(personalities) - set(names)):
+        raise _usage(f"--personality: no agent called {', '.join(unknown)} lives in "
+                     f"{db.parent} (its agents: {', '.join(names)})")
+
+
+def _change_personalities(db: Path, personalities: Mapping[str, str]) -> None:
+    """The fork's agents' new personalities (the parent's rows are never touched)."""
+    if not personalities:
+        return
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("UPDATE agents SET personality = ? WHERE name = ?",
+                             [(text, name) for name, text in personalities.items()])
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+
+
 def _make_homes(past: WorldPast, db: Path, homes_dir: Path, before: int) -> None:
     """Every agent's home as a new world's, then every recorded file call before `before`
     done again in order: the homes as they stood at the snapshot's tick. An agent whose
@@ -139,11 +180,7 @@ def _make_homes(past: WorldPast, db: Path, homes_dir: Path, before: int) -> None
     out first and written once (an offline agent's journal: hundreds of appends); any
     other call goes through the sandbox call by call. No fsync per file: the fork is
     built aside and synced once before it is moved into place."""
-    conn = read_only(db)
-    try:
-        names = [str(r[0]) for r in conn.execute("SELECT name FROM agents ORDER BY name")]
-    finally:
-        conn.close()
+    names = _agent_names(db)
     homes = AgentHomes(homes_dir)
     for name in names:
         homes.create(name, "")
@@ -242,10 +279,11 @@ def _check_walk(past: WorldPast, db: Path, start: int, end: int) -> None:
                     "with other settings or minds than these (fork with its --config-dir)")
 
 
-async def fork_command(env: RuntimeEnv, config: HearthConfig, tick: int, into: Path) -> int:
-    """`hearth --fork T --into DIR`, said in a few lines."""
+async def fork_command(env: RuntimeEnv, config: HearthConfig, tick: int, into: Path,
+                       personalities: Mapping[str, str] | None = None) -> int:
+    """`hearth --fork T --into DIR [--personality NAME=TEXT ...]`, said in a few lines."""
     try:
-        report = await fork_world(env.data_dir, config, tick, into)
+        report = await fork_world(env.data_dir, config, tick, into, personalities)
     except OSError as exc:
         raise StorageError(f"the fork could not be written in {into}: "
                            f"{exc.strerror or exc}") from None
@@ -254,6 +292,8 @@ async def fork_command(env: RuntimeEnv, config: HearthConfig, tick: int, into: P
            if walked else "its snapshot of that tick")
     print(f"Forked {report.parent} at tick {report.tick} into {report.into} ({how}; "
           f"{report.seconds:.1f} s, {report.bytes / 1e6:.1f} MB).")
+    for name in sorted(personalities or {}):
+        print(f"{name} has a new personality in the fork (the parent's is unchanged).")
     data, homes = report.into / "data", report.into / "agents"
     print(f"Run it with: hearth --data-dir {data} --agents-dir {homes} --run N "
           "(--mind replay takes the parent's recorded decisions)", file=sys.stdout)

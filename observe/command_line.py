@@ -111,9 +111,23 @@ def build_parser(project_dir: Path) -> argparse.ArgumentParser:
                              "more get generated names and personalities)")
     parser.add_argument("--into", type=Path, metavar="DIR",
                         help="with --fork: a new or empty folder for the fork")
+    parser.add_argument("--personality", type=_personality, action="append",
+                        metavar="NAME=TEXT",
+                        help="with --fork: the fork's agent NAME has this personality from "
+                             "the fork on (the parent keeps its own); may be given for "
+                             "several agents")
     parser.add_argument("--force", action="store_true",
                         help="with --init: replace an existing world (it is backed up first)")
     return parser
+
+
+def _personality(raw: str) -> tuple[str, str]:
+    """An argparse type: NAME=TEXT, both given."""
+    name, sep, text = raw.partition("=")
+    if not sep or not name.strip() or not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=TEXT, an agent's name and its new personality, not {raw!r}")
+    return name.strip(), text.strip()
 
 
 def _whole_number(minimum: int):
@@ -156,6 +170,11 @@ def parse_args(argv: Sequence[str] | None, project_dir: Path) -> argparse.Namesp
     args = parser.parse_args(_glue_values(sys.argv[1:] if argv is None else argv))
     if (args.fork is None) != (args.into is None):
         parser.error("--fork T and --into DIR go together")
+    if args.personality and args.fork is None:
+        parser.error("--personality goes with --fork")
+    named = [name for name, _ in args.personality or ()]
+    if twice := sorted({name for name in named if named.count(name) > 1}):
+        parser.error(f"--personality names {', '.join(twice)} more than once")
     if args.json and not (args.status or args.run or args.compare):
         parser.error("--json goes with --status, --run or --compare")
     if args.quiet and not args.run:

@@ -19,8 +19,8 @@ import json
 import os
 import sqlite3
 import uuid
-from collections.abc import Collection, Iterator
-from dataclasses import asdict, dataclass
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from storage.errors import StorageError, WorldNotFoundError
@@ -46,6 +46,8 @@ class Lineage:
     made_at: str
     base_snapshot: int = 0
     """The tick of the parent's snapshot the fork was re-walked from."""
+    changed: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """What the fork changed at its start, per agent ({"Ember": {"personality": ...}})."""
 
 
 def read_lineage(data_dir: Path) -> Lineage | None:
@@ -54,8 +56,11 @@ def read_lineage(data_dir: Path) -> Lineage | None:
     path = Path(data_dir) / LINEAGE_FILE
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
+        changed = raw.get("changed") or {}
         return Lineage(str(raw["parent"]), raw.get("parent_world_id"), int(raw["tick"]),
-                       str(raw.get("made_at", "")), int(raw.get("base_snapshot", 0)))
+                       str(raw.get("made_at", "")), int(raw.get("base_snapshot", 0)),
+                       {str(k): {str(f): str(v) for f, v in dict(c).items()}
+                        for k, c in dict(changed).items()})
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

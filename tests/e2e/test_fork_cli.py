@@ -116,13 +116,22 @@ def test_a_replay_ends_where_the_parent_ended_and_stops_past_it(
 def test_a_changed_fork_diverges_and_compare_names_the_tick_and_agent(
         parent: Path, tmp_path: Path) -> None:
     fork = tmp_path / "changed"
-    _fork(parent, FORK_AT, fork)
+    quiet = ("You are quiet and watchful, and you find peace in places where nothing "
+             "happens. You stay where you are.")
+    before = world(parent / "data", parent / "agents")
+    made = run(parent / "data", parent / "agents", "--fork", str(FORK_AT), "--into", str(fork),
+               "--personality", f"Ember={quiet}")
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert "Ember has a new personality in the fork" in made.stdout
+    assert world(parent / "data", parent / "agents") == before  # the parent keeps its own
     conn = sqlite3.connect(fork / "data" / "world.db")
-    with conn:
-        conn.execute("UPDATE agents SET personality = 'You are quiet and watchful, and you "
-                     "find peace in places where nothing happens. You stay where you are.' "
-                     "WHERE name = 'Ember'")
-    conn.close()
+    try:
+        people = dict(conn.execute("SELECT name, personality FROM agents"))
+    finally:
+        conn.close()
+    assert people["Ember"] == quiet
+    lineage = json.loads((fork / "data" / "lineage.json").read_text())
+    assert lineage["changed"] == {"Ember": {"personality": quiet}}
     done = run(fork / "data", fork / "agents", "--run", str(PARENT_TICKS - FORK_AT), "--quiet")
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -158,6 +167,15 @@ def test_bad_forks_are_one_line_and_change_nothing(parent: Path, tmp_path: Path)
         (["--fork", "5", "--into", str(full)], 2, "not empty"),
         (["--fork", "5"], 2, "go together"),
         (["--fork", "-3", "--into", str(tmp_path / "c")], 2, "at least 0"),
+        (["--fork", "5", "--into", str(tmp_path / "e"), "--personality", "Nobody=Kind."], 2,
+         "no agent called Nobody"),
+        (["--fork", "5", "--into", str(tmp_path / "e"), "--personality", "Ember"], 2,
+         "expected NAME=TEXT"),
+        (["--fork", "5", "--into", str(tmp_path / "e"), "--personality", "Ember=  "], 2,
+         "expected NAME=TEXT"),
+        (["--fork", "5", "--into", str(tmp_path / "e"), "--personality", "Ember=A.",
+          "--personality", "Ember=B."], 2, "names Ember more than once"),
+        (["--status", "--personality", "Ember=Kind."], 2, "--personality goes with --fork"),
     ]
     for args, code, words in cases:
         done = run(parent / "data", parent / "agents", *args)
@@ -165,7 +183,7 @@ def test_bad_forks_are_one_line_and_change_nothing(parent: Path, tmp_path: Path)
         assert done.returncode == code, said
         assert "Traceback" not in said and words in said, said
         assert len(said.strip().splitlines()) == 1, said
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert not any((tmp_path / name).exists() for name in "abe")
     assert [p.name for p in full.iterdir()] == ["keep.txt"]
     missing = run(tmp_path / "none", tmp_path / "none-homes", "--fork", "3", "--into",
                   str(tmp_path / "d"))
