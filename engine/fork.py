@@ -40,16 +40,15 @@ from storage import Storage
 from storage.database import utc_stamp
 from storage.errors import StorageError, WorldNotFoundError
 from storage.homes import AgentHomes
+from storage.lineage import Lineage, write_lineage
 from storage.world_fork import (
     ForkError,
-    Lineage,
     WorldPast,
     copy_as_new_world,
     copy_event_lines,
     directory_bytes,
     read_only,
     restore_requests,
-    write_lineage,
 )
 
 PARTIAL = ".fork-partial"

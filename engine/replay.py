@@ -18,7 +18,7 @@ from pathlib import Path
 from adapters.replay_mind import RecordedTurns, ReplayMind, ReplayNarrator
 from storage import Storage
 from storage.errors import StorageError
-from storage.world_fork import read_lineage
+from storage.lineage import read_lineage
 
 REPLAY = "replay"
 

@@ -1,10 +1,12 @@
 """A world's lineage: the chain of worlds it was forked from, read for the observer.
 
+    write_lineage(data_dir, Lineage(parent, world_id, 77, made_at))   # engine/fork.py
+    record = read_record(data_dir)             # the record, or None; damaged: an error
     lineage = read_lineage_chain(data_dir)     # nearest parent first; () for no fork
     lineage.lived_in(40)                       # the ancestor that lived tick 40, or None
 
-A fork's `lineage.json` (storage/world_fork.py) names its parent's data folder and the
-fork tick T; the parent's own `lineage.json` names the grandparent, and so on. Each
+A fork's `lineage.json` (written by engine/fork.py) names its parent's data folder and
+the fork tick T; the parent's own `lineage.json` names the grandparent, and so on. Each
 ancestor is looked at, never changed: its record read through a descriptor that
 follows no link and never waits (a FIFO there cannot hang the reader), its database
 only through SQLite (`header_version`, then a `mode=ro` connection: storage/history.py
@@ -27,14 +29,17 @@ import json
 import os
 import sqlite3
 import stat
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from storage.database import header_version
 from storage.errors import StorageError
 from storage.schema import LATEST_VERSION
 from storage.side_files import READ_FLAGS
-from storage.world_fork import LINEAGE_FILE
+
+LINEAGE_FILE = "lineage.json"
+"""Beside a fork's world.db: which world it was forked from, and at which tick."""
 
 MOST_ANCESTORS = 32
 """The chain is followed this far at most (a record naming its own child ends it sooner)."""
@@ -48,6 +53,28 @@ LOOK_PATIENCE_MS = 1000
 
 class LineageRecordError(StorageError):
     """A lineage.json that is there but cannot be read as one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lineage:
+    """A fork's record of where it came from (its `lineage.json`)."""
+
+    parent: str
+    """The parent's data folder, absolute, as it was when the fork was made."""
+    parent_world_id: str | None
+    tick: int
+    """The parent's clock at the fork: the fork holds the parent's ticks 0..tick-1."""
+    made_at: str
+    base_snapshot: int = 0
+    """The tick of the parent's snapshot the fork was re-walked from."""
+    changed: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """What the fork changed at its start, per agent ({"Ember": {"personality": ...}})."""
+
+
+def write_lineage(data_dir: Path, lineage: Lineage) -> Path:
+    path = Path(data_dir) / LINEAGE_FILE
+    path.write_text(json.dumps(asdict(lineage), indent=2) + "\n", encoding="utf-8")
+    return path
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,9 +135,19 @@ class WorldLineage:
         return found
 
 
-def read_record(data_dir: Path) -> tuple[str, int, str | None] | None:
-    """(parent folder, fork tick, parent identity) from `data_dir`/lineage.json; None
-    when there is none. LineageRecordError when one is there but is not a record."""
+def read_lineage(data_dir: Path) -> Lineage | None:
+    """The fork's record, or None for a world that is no fork or whose record cannot be
+    read (then it is no record: a fork's lineage is a convenience for replay and
+    `--compare`, which say what they find without it)."""
+    try:
+        return read_record(data_dir)
+    except LineageRecordError:
+        return None
+
+
+def read_record(data_dir: Path) -> Lineage | None:
+    """`data_dir`/lineage.json; None when there is none. LineageRecordError when one is
+    there but is not a record (a link, a FIFO, too long, damaged)."""
     path = Path(data_dir) / LINEAGE_FILE
     try:
         fd = os.open(path, READ_FLAGS)
@@ -131,14 +168,21 @@ def read_record(data_dir: Path) -> tuple[str, int, str | None] | None:
     try:
         record = json.loads(raw.decode("utf-8"))
         parent, tick, world_id = record["parent"], record["tick"], record.get("parent_world_id")
+        made_at, base = record.get("made_at", ""), record.get("base_snapshot", 0)
+        changed = {str(name): {str(what): str(value) for what, value in dict(told).items()}
+                   for name, told in dict(record.get("changed") or {}).items()}
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise LineageRecordError(f"{path} is damaged ({type(exc).__name__}: {exc})") from None
-    if (not isinstance(parent, str) or not parent or isinstance(tick, bool)
-            or not isinstance(tick, int) or tick < 0
+    if (not isinstance(parent, str) or not parent or not _count(tick) or not _count(base)
             or not (world_id is None or isinstance(world_id, str))):
         raise LineageRecordError(f"{path} is damaged (a parent folder, a tick of 0 or more "
                                  "and a parent identity or null are needed)")
-    return parent, tick, world_id
+    return Lineage(parent, world_id, tick, str(made_at), base, changed)
+
+
+def _count(value: object) -> bool:
+    """A whole number of 0 or more (JSON's true and false are not)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def look_at_parent(folder: Path, world_id: str | None, tick: int) -> str | None:
@@ -194,10 +238,10 @@ def read_lineage_chain(data_dir: Path, *, most: int = MOST_ANCESTORS) -> WorldLi
             return WorldLineage(tuple(ancestors), f"{exc}; where it came from is unknown")
         if record is None:
             break
-        parent, tick, world_id = record
-        folder = Path(parent) if Path(parent).is_absolute() else here / parent
-        problem = look_at_parent(folder, world_id, tick)
-        ancestors.append(Ancestor(str(folder), tick, world_id, problem))
+        parent, tick = Path(record.parent), record.tick
+        folder = parent if parent.is_absolute() else here / parent
+        problem = look_at_parent(folder, record.parent_world_id, tick)
+        ancestors.append(Ancestor(str(folder), tick, record.parent_world_id, problem))
         key = _key(folder)
         if problem is not None or key in seen:
             break  # beyond a parent that cannot be read (or is another world) nothing is

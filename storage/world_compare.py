@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from storage.errors import StorageError
-from storage.world_fork import read_lineage, read_only
+from storage.lineage import read_lineage
+from storage.world_fork import read_only
 
 
 def world_db(folder: Path) -> Path:

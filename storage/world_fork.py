@@ -1,10 +1,10 @@
-"""What a fork needs from storage: a world's past read without disturbing it, a snapshot
-copied as a new world, and the record of where a fork came from.
+"""What a fork needs from storage: a world's past read without disturbing it, and a
+snapshot copied as a new world (the record of where a fork came from is
+storage/lineage.py's).
 
     past = WorldPast.open(parent_data_dir)       # read-only; safe beside a writer
     base = past.base_snapshot(77)                # the newest kept snapshot at or before 77
     copy_as_new_world(base.path, staging / "world.db")
-    write_lineage(staging, Lineage(str(parent), past.world_id, 77, utc_stamp()))
 
 Nothing here writes to the parent: its database is read through `mode=ro` connections
 (storage/history.py explains why a reader never opens world.db any other way), and a
@@ -19,56 +19,17 @@ import json
 import os
 import sqlite3
 import uuid
-from collections.abc import Collection, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from storage.errors import StorageError, WorldNotFoundError
 from storage.side_files import READ_FLAGS, kind
 from storage.snapshots import SnapshotManager
 
-LINEAGE_FILE = "lineage.json"
-"""Beside a fork's world.db: which world it was forked from, and at which tick."""
 
 class ForkError(StorageError):
     """A fork that cannot be made as asked; the message says why, in one line."""
-
-
-@dataclass(frozen=True, slots=True)
-class Lineage:
-    """Where a forked world came from."""
-
-    parent: str
-    """The parent's data folder, absolute, as it was when the fork was made."""
-    parent_world_id: str | None
-    tick: int
-    """The parent's clock at the fork: the fork holds the parent's ticks 0..tick-1."""
-    made_at: str
-    base_snapshot: int = 0
-    """The tick of the parent's snapshot the fork was re-walked from."""
-    changed: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    """What the fork changed at its start, per agent ({"Ember": {"personality": ...}})."""
-
-
-def read_lineage(data_dir: Path) -> Lineage | None:
-    """The fork's record of its parent; None for a world that is no fork (or a record that
-    does not parse, which is then no record: a fork is only a convenience to replay)."""
-    path = Path(data_dir) / LINEAGE_FILE
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        changed = raw.get("changed") or {}
-        return Lineage(str(raw["parent"]), raw.get("parent_world_id"), int(raw["tick"]),
-                       str(raw.get("made_at", "")), int(raw.get("base_snapshot", 0)),
-                       {str(k): {str(f): str(v) for f, v in dict(c).items()}
-                        for k, c in dict(changed).items()})
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def write_lineage(data_dir: Path, lineage: Lineage) -> Path:
-    path = Path(data_dir) / LINEAGE_FILE
-    path.write_text(json.dumps(asdict(lineage), indent=2) + "\n", encoding="utf-8")
-    return path
 
 
 def read_only(db: Path, *, immutable: bool = False) -> sqlite3.Connection:

@@ -1,7 +1,7 @@
 """A world's lineage read from real records and real worlds (storage/lineage.py).
 
 Worlds are made by the real setup into real SQLite files, records written by the fork's
-own writer (storage/world_fork.write_lineage). Whatever is found (a chain that loops, a
+own writer (storage/lineage.write_lineage). Whatever is found (a chain that loops, a
 relative folder, a record that is a link or too long or wrong, a parent whose clock went
 back, a parent another process is writing) is read without an exception, and the
 parent is never changed or kept from committing.
@@ -18,8 +18,14 @@ import pytest
 from config import load_config
 from services.world_setup import create_world
 from storage import Storage
-from storage.lineage import LineageRecordError, read_lineage_chain, read_record
-from storage.world_fork import Lineage, write_lineage
+from storage.lineage import (
+    Lineage,
+    LineageRecordError,
+    read_lineage,
+    read_lineage_chain,
+    read_record,
+    write_lineage,
+)
 
 
 async def _world(data: Path, tick: int = 0) -> str:
@@ -80,6 +86,8 @@ async def test_a_parent_whose_clock_went_back_is_unreachable(tmp_path: Path) -> 
     ('["parent", 3]', "damaged"),
     ("\xff\xfe not text", "damaged"),
     ('{"parent": "/x", "tick": 3, "pad": "' + "x" * 70_000 + '"}', "too long"),
+    ('{"parent": "/x", "tick": 3, "base_snapshot": false}', "damaged"),
+    ('{"parent": "/x", "tick": 3, "changed": ["Ember"]}', "damaged"),
 ])
 def test_a_record_that_is_not_one_is_a_problem_not_an_exception(
         tmp_path: Path, text: str, why: str) -> None:
@@ -89,6 +97,15 @@ def test_a_record_that_is_not_one_is_a_problem_not_an_exception(
     lineage = read_lineage_chain(tmp_path)
     assert lineage.is_fork and lineage.ancestors == ()
     assert lineage.problem is not None and why in lineage.problem
+    assert read_lineage(tmp_path) is None  # replay and --compare: no record, as said
+
+
+def test_a_record_reads_back_as_it_was_written(tmp_path: Path) -> None:
+    written = Lineage("/worlds/a/data", "world-a", 40, "2026-11-28T00:00:00Z", 0,
+                      {"Ember": {"personality": "Quiet."}})
+    write_lineage(tmp_path, written)
+    assert read_record(tmp_path) == written == read_lineage(tmp_path)
+    assert read_record(tmp_path / "elsewhere") is None
 
 
 @pytest.mark.hostile
