@@ -5,7 +5,10 @@ to this module; the loaders validate them strictly and report any mistake as a
 single-line ConfigError that names the file and the place in it.
 """
 
+from config.agents import AgentConfig, AgentsConfig
+from config.claude import ClaudeSettings
 from config.environment import RuntimeEnv
+from config.landmarks import LandmarksConfig, LandmarkSpec
 from config.loader import (
     CONFIG_DIR,
     ConfigError,
@@ -17,18 +20,9 @@ from config.loader import (
     load_settings,
     load_terrain,
 )
-from config.models import (
-    AgentConfig,
-    AgentsConfig,
-    ClaudeSettings,
-    LandmarksConfig,
-    LandmarkSpec,
-    Recipe,
-    RecipeBook,
-    Settings,
-    TerrainConfig,
-    TerrainSpec,
-)
+from config.recipes import Recipe, RecipeBook
+from config.settings import Settings
+from config.terrain import TerrainConfig, TerrainSpec
 
 __all__ = [
     "CONFIG_DIR",

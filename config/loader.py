@@ -20,7 +20,11 @@ from pydantic import BaseModel, ValidationError
 from yaml.constructor import ConstructorError
 from yaml.reader import ReaderError
 
-from config.models import AgentsConfig, LandmarksConfig, RecipeBook, Settings, TerrainConfig
+from config.agents import AgentsConfig
+from config.landmarks import LandmarksConfig
+from config.recipes import RecipeBook
+from config.settings import Settings
+from config.terrain import TerrainConfig
 
 CONFIG_DIR: Path = Path(__file__).resolve().parent
 """Where the shipped default YAML files live."""

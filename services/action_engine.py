@@ -28,7 +28,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from config.models import BuildingSettings
+from config.settings import BuildingSettings
 from core.actions import (
     AcceptInviteAction,
     Action,
@@ -77,7 +77,8 @@ from services.conversation_service import ConversationError, ConversationService
 from services.crafting import CraftingService
 from services.gathering import Gathering
 from services.tool_input import ToolInputError, parse_action
-from services.world_service import WorldRuleError, WorldService
+from services.world_cells import WorldRuleError
+from services.world_service import WorldService
 
 log = logging.getLogger("hearth.actions")
 

@@ -22,7 +22,8 @@ from core.objects import Item
 from core.types import AgentName, Direction, Position
 from services.changes import collecting_now
 from services.pathfinding import find_path
-from services.world_service import STEP_IMPASSABLE, STEP_OFF_MAP, WorldService
+from services.world_cells import STEP_IMPASSABLE, STEP_OFF_MAP
+from services.world_service import WorldService
 from storage.homes import AgentHomes
 
 BUCKET_SIZE = 8

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from config.models import TimeSettings
+from config.settings import TimeSettings
 from core.clock import time_of_day
 from core.model_catalog import price_in
 from core.spend import Price, Usage, cost

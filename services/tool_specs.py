@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from types import MappingProxyType, UnionType
 from typing import Any
 
-from config.models import SchedulingSettings
+from config.settings import SchedulingSettings
 from core.actions import ACTION_TYPES, Action
 from core.constants import (
     MAX_PLACE_NAME_LENGTH,
@@ -32,11 +32,11 @@ from core.constants import (
 )
 from core.conversation import INVITE_EXPIRY_TICKS, Privacy
 from core.types import AgentName, Direction, Position
-from services.crafting import TECHNIQUES
+from services.crafting_request import TECHNIQUES
 from services.mind import ToolSpec
 
 _TECHNIQUE_LIST = ", ".join(TECHNIQUES[:-1]) + " or " + TECHNIQUES[-1]
-"""Every technique `work` accepts (services/crafting.py), as a sentence lists them."""
+"""Every technique `work` accepts (services/crafting_request.py), as a sentence lists them."""
 
 DEFAULT_MAX_ACTIONS: int = SchedulingSettings.model_fields["max_actions_per_turn"].default
 """The per-turn action limit settings.yaml gives when it says nothing else."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from config.models import BuildingSettings
+from config.settings import BuildingSettings
 from core.agent import Agent
 from core.failures import FailureReason
 from core.types import Direction, Position

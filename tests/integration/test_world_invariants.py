@@ -92,7 +92,7 @@ from core.types import CARDINALS, AgentName, Direction, Position
 from core.world import WorldState
 from services.agent_service import AgentService
 from services.changes import ChangeSet
-from services.crafting import TECHNIQUES
+from services.crafting_request import TECHNIQUES
 from services.pathfinding import is_walkable
 from services.simulation import Simulation, build_simulation, clock_of
 from services.world_service import TerrainRules, WorldService

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from config import HearthConfig, load_config
-from config.models import TimeSettings
+from config.settings import TimeSettings
 from core.agent import Agent
 from core.raster import TerrainRaster
 from core.terrain import TERRAIN_CODE, TERRAIN_ORDER, Terrain, Weather

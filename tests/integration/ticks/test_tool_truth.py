@@ -14,7 +14,7 @@ import dataclasses
 import re
 
 from core.types import Direction
-from services.crafting import TECHNIQUES
+from services.crafting_request import TECHNIQUES
 from services.mind import TurnStart
 from services.turn_loop import LIMIT_TEXT, LOW_ACTIONS, actions_left_text
 

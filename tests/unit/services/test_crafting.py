@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from config import Recipe, RecipeBook, load_config
 from core.agent import Inventory
 from core.objects import Item
-from services.crafting import MAX_HINTS, TECHNIQUES, CraftingResult, CraftingService
+from services.crafting import CraftingService
+from services.crafting_hints import MAX_HINTS
+from services.crafting_request import TECHNIQUES, CraftingResult
 
 BOOK = load_config(None).recipes
 RECIPES = list(BOOK.recipes)

@@ -372,7 +372,7 @@ def test_the_kept_vision_radius_follows_the_tick_and_the_clock():
 
 def test_a_kept_recipe_result_is_the_one_made_afresh_and_unique_items_are_still_named():
     from core.agent import Inventory
-    from services.crafting import CraftingResult
+    from services.crafting_request import CraftingResult
 
     crafting = CraftingService(CONFIG.recipes)
     for recipe in crafting.recipes:

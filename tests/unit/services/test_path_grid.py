@@ -14,7 +14,8 @@ from core.types import CARDINALS, Position
 from core.world import WorldState
 from services import path_grid
 from services.pathfinding import find_path, move_masks
-from services.world_service import Clock, TerrainRules, WorldRuleError, WorldService
+from services.world_cells import WorldRuleError
+from services.world_service import Clock, TerrainRules, WorldService
 
 RULES = TerrainRules.from_traits(load_config(None).terrain.terrains)
 

@@ -21,7 +21,8 @@ from core.terrain import TERRAIN_CODE, Terrain
 from core.types import Position
 from core.world import WorldState
 from services.gathering import SPENT_BUCKET, Gathering, Spent
-from services.world_service import WINDOW_BUCKET, TerrainRules, WorldService
+from services.world_cells import WINDOW_BUCKET
+from services.world_service import TerrainRules, WorldService
 
 RULES = TerrainRules.from_traits(load_config(None).terrain.terrains)
 SIZE = 2 * WINDOW_BUCKET + 5

@@ -51,7 +51,7 @@ from services.action_engine import refusal_reason
 from services.agent_service import AgentRuleError
 from services.conversation_service import ConversationError
 from services.simulation import Simulation
-from services.world_service import WorldRuleError
+from services.world_cells import WorldRuleError
 from tests.unit.services.actions.conftest import (
     ASH,
     BIRCH,
