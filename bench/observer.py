@@ -65,7 +65,11 @@ class _FrameClock:
         clock = self
         console = Console(file=io.StringIO(), force_terminal=True,
                           color_system="truecolor", width=SIZE[0], height=SIZE[1])
-        handle, refresh = app_class.on_world_advanced, Screen._compositor_refresh
+        # Wrapped where it is defined (HearthApp's mixin EngineLink): Textual calls each
+        # class's own handler along the MRO, so a wrapper set on a subclass would run
+        # beside the handler, not instead of it.
+        owner = next(c for c in app_class.__mro__ if "on_world_advanced" in vars(c))
+        handle, refresh = owner.on_world_advanced, Screen._compositor_refresh
 
         def timed_handle(app, message):  # type: ignore[no-untyped-def]
             started = time.thread_time()
@@ -91,7 +95,7 @@ class _FrameClock:
             if clock.on:
                 clock.frames.append((started, time.thread_time() - started))
 
-        app_class.on_world_advanced = timed_handle
+        owner.on_world_advanced = timed_handle
         Screen._compositor_refresh = timed_refresh
 
     def per_tick(self) -> tuple[list[float], list[float]]:

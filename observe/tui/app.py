@@ -1,29 +1,23 @@
 """HearthApp: the live observer. The world runs in the engine's thread; this app, on
 the main thread, shows each tick as it lands and sends the person's commands back.
 
-Threads: the ObserverAPI's listener runs on the engine thread after every tick and
-only posts a `WorldAdvanced` message (thread-safe); everything else happens here, on
-the UI thread, reading immutable snapshots. Commands (step, run, pause, force a
-turn) are queued for the engine thread, which takes them between ticks.
+This module holds the layout, the panels and the keys that move about the world; two
+mixins hold the rest of what the app does, each in a module of its own:
 
-Looking back: `[` and `]` step through stored ticks (positions and narrated lines from
-the database, storage/history.py) while the live world keeps going underneath; the
-header says so plainly, and `end` returns to live. In a fork the header says where the
-world came from, and a past tick its parent lived says so (observe/lineage.py).
+- `observe/tui/engine_link.py` (`EngineLink`): the engine thread's life as the app
+  sees it: ticks arriving and the pace of the summaries, the run keys (and, when
+  another process changes the world, saying that this observer only watches), an
+  agent's perception fetched from the engine, and quitting;
+- `observe/tui/looking_back.py` (`LookingBack`): stored ticks (`[`, `]`, `end`), an
+  agent's earlier lines, and the stored turn behind a feed line (`p`).
 
-Watching only: when another process changes the world, the API is a WatchingAPI
-(observe/watching.py) whose updates come from a thread that follows the database;
-the header names who changes the world, and the keys that would run an engine say
-that this observer only watches.
+The header says when a past tick is shown, where a fork came from (observe/lineage.py)
+and, watching only, who changes the world.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.text import Text
@@ -31,39 +25,29 @@ from textual._files import generate_datetime_filename
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from observe.api import ObserverAPI, Update, cell_info
+from observe.api import ObserverAPI, cell_info
 from observe.lineage import origin_words, past_words, trouble_words, world_lineage
-from observe.provenance import chosen_turn
-from observe.snapshot import FeedLine, WorldSnapshot
-from observe.timeline import Timeline, past_snapshot
+from observe.snapshot import WorldSnapshot
+from observe.timeline import Timeline
 from observe.tui.commands import HearthCommands
+from observe.tui.engine_link import SUMMARY_SECONDS, EngineLink
 from observe.tui.help import HelpScreen
 from observe.tui.legend import LegendPanel
-from observe.tui.messages import AgentChosen, CellChosen, CentreOn, WorldAdvanced
-from observe.tui.provenance_screen import ProvenanceScreen
+from observe.tui.looking_back import LookingBack
+from observe.tui.messages import AgentChosen, CellChosen, CentreOn
 from observe.tui.safe_text import clean
 from observe.tui.screenshots import save_svg
 from observe.tui.widgets.agents import AgentList
 from observe.tui.widgets.cellinfo import CellPanel
 from observe.tui.widgets.conversations import ConversationPanel
-from observe.tui.widgets.detail import RECENT, AgentDetail
+from observe.tui.widgets.detail import AgentDetail
 from observe.tui.widgets.feed import EventFeed
 from observe.tui.widgets.grid import GridView
 from observe.tui.widgets.header import HearthHeader
 from observe.tui.widgets.minimap import Minimap
 from services.world_service import Clock
-
-
-@dataclass
-class PerceptionReady(Message):
-    """An agent's last perception, fetched from the engine thread."""
-
-    name: str
-    text: str
-
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 """The smallest terminal the layout works in."""
@@ -74,21 +58,8 @@ NARROW_BELOW = 120
 SCREENSHOTS = "screenshots"
 """The folder, beside world.db, that the palette's Screenshot saves into."""
 
-SUMMARY_SECONDS = 0.5
-"""How often the agent list, minimap and open tabs catch up with the ticks."""
 
-SUMMARY_RETRY = 0.02
-"""How soon the summaries try again when a tick's frame was still to come."""
-
-QUIT_WITHIN = 2.0
-"""Seconds quitting waits for the turn in flight; after that it is left to roll back."""
-
-WATCH_NOTICE_SECONDS = 3.0
-"""How long the notice that this observer only watches stays (a key pressed again
-meanwhile does not say it again)."""
-
-
-class HearthApp(App[int]):
+class HearthApp(EngineLink, LookingBack, App[int]):
     TITLE = "Hearth"
     COMMANDS = App.COMMANDS | {HearthCommands}
     CSS = """
@@ -142,17 +113,8 @@ class HearthApp(App[int]):
         """The worlds this one was forked from (none for a world that is no fork)."""
         self.timeline = Timeline(first, self.live.tick)
         self.feed_filter: str | None = None
-        self.ticks_seen = 0
-        self.quit_seconds: float | None = None
-        self._summaries_due = False
-        self._ticked = False
-        """A tick came since the last beat."""
-        self._frames_due = 0
-        """Ticks taken whose frame has not been painted yet."""
-        self._told_watch_only = float("-inf")
-        """When the person was last told that this observer only watches."""
-        self._stored_lines: dict[str, tuple[int, list[FeedLine]]] = {}
-        """Per agent: its stored lines before the feed's first tick (that tick, lines)."""
+        self._start_engine_link()
+        self._start_looking_back()
 
     # ------------------------------------------------------------------ layout
 
@@ -195,33 +157,7 @@ class HearthApp(App[int]):
             self.say(trouble, warning=True)
         self._beat_timer = self.set_interval(SUMMARY_SECONDS, self._beat)
 
-    def _from_engine(self, update: Update) -> None:
-        """On the engine thread: hand the tick over and return at once (posting a
-        message never waits for the UI, so quitting can never deadlock with a tick)."""
-        self.post_message(WorldAdvanced(update))
-
-    # ------------------------------------------------------------------ ticks
-
-    def on_world_advanced(self, message: WorldAdvanced) -> None:
-        update = message.update
-        self.ticks_seen += 1
-        self._ticked = True
-        self.live = update.snapshot
-        first = self.timeline.first_tick
-        if first is None and self.api.history is not None:
-            first = self.api.history.first_tick()  # a new world's history starts now
-        self.timeline.follow(self.live.tick, first)
-        if self.timeline.is_live:
-            self.current = update.snapshot
-            self.query_one(GridView).show(update.snapshot)
-            self.query_one(EventFeed).add(update.lines)
-            self._summaries_due = True
-        self._refresh_header()
-        self._frames_due += 1
-        self.call_after_refresh(self._tick_painted)
-
-    def _tick_painted(self) -> None:
-        self._frames_due -= 1
+    # ------------------------------------------------------------------ drawing
 
     def _draw(self, snapshot: WorldSnapshot) -> None:
         """Show a snapshot in every panel now (the person asked for it: a past tick,
@@ -239,28 +175,6 @@ class HearthApp(App[int]):
         minimap.set_viewport(*self.query_one(GridView).visible_cells())
         self.query_one(AgentList).show(snapshot)
         self._refresh_tabs()
-
-    def _beat(self) -> None:
-        """Twice a second: the summaries if a tick came since (nobody reads a thousand
-        activity lines faster), and the header if no tick did (ticks refresh it).
-
-        Each in a frame of its own: the summaries' column and a tick's column painted
-        in one frame would make it the whole screen. So while a tick's frame is still
-        to come, the summaries wait for a frame after it."""
-        if not self.is_running:
-            return  # closing: the panels may be gone
-        if not self._ticked:
-            self._refresh_header()  # paused or idle: the run state and speed change
-        self._ticked = False
-        if self._summaries_due:
-            self._summaries_in_own_frame()
-
-    def _summaries_in_own_frame(self) -> None:
-        if self._frames_due > 0:
-            self.set_timer(SUMMARY_RETRY, self._summaries_in_own_frame)
-            return
-        if self._summaries_due:
-            self._draw_summaries()
 
     def _refresh_tabs(self) -> None:
         """Bring the shown tabs up to date. A hidden tab waits until it is shown: a
@@ -326,39 +240,6 @@ class HearthApp(App[int]):
             future = self.api.perception(name)
             future.add_done_callback(lambda f, who=name: self._perception_ready(who, f))
 
-    def _recent_lines(self, name: str, fetch: bool) -> list[FeedLine]:
-        """The agent's latest lines: those this observer saw, and before them, when
-        they are too few (a world opened again), its stored turns (read when the agent
-        is chosen, then kept: the past does not change)."""
-        lines = self.api.feed(agent=name, limit=RECENT)
-        history = self.api.history
-        if len(lines) >= RECENT or history is None:
-            return lines
-        everyone = self.api.feed(limit=None)
-        start = everyone[0].tick if everyone else self.live.tick
-        kept = self._stored_lines.get(name)
-        if kept is None or kept[0] != start:
-            if not fetch and kept is None:
-                return lines
-            try:
-                stored = [FeedLine.from_past(p) for p in history.agent_lines(name, start, RECENT)]
-            except Exception as exc:  # a damaged or closed file: say so, keep going
-                self.say(f"Could not read {name}'s earlier actions: {exc}", warning=True)
-                stored = []
-            kept = self._stored_lines[name] = (start, stored)
-        return [*kept[1], *lines][-RECENT:]
-
-    def _perception_ready(self, name: str, future) -> None:
-        try:
-            text = future.result()
-        except Exception as exc:  # the engine stopped, or the agent is gone
-            text = f"(no perception: {exc})"
-        self.post_message(PerceptionReady(name, text))
-
-    def on_perception_ready(self, message: PerceptionReady) -> None:
-        if self.selected == message.name:
-            self._show_detail(perception=message.text, fetch=False)
-
     # ------------------------------------------------------------------ size
 
     def on_resize(self, event) -> None:
@@ -375,41 +256,6 @@ class HearthApp(App[int]):
                 justify="center"))
 
     # ------------------------------------------------------------------ commands
-
-    def watching_only(self) -> bool:
-        """True if another process changes the world, so no key may run an engine
-        here; says so once (not again while the notice is still up)."""
-        if not self.api.watch_only:
-            return False
-        now = time.monotonic()
-        if now - self._told_watch_only >= WATCH_NOTICE_SECONDS:
-            self._told_watch_only = now
-            who = self.api.run_state().changer or "another process"
-            self.say(f"This observer only watches: {who} changes this world, so it cannot "
-                     "run here.", warning=True)
-        return True
-
-    def action_toggle_run(self) -> None:
-        if self.watching_only():
-            return
-        if self.api.run_state().paused:
-            self.api.run()
-        else:
-            self.api.pause()
-        self._refresh_header()
-
-    def action_step(self) -> None:
-        if not self.watching_only():
-            self.api.tick()
-
-    def action_run_ten(self) -> None:
-        self.run_ticks(10)
-
-    def run_ticks(self, count: int) -> None:
-        if self.watching_only():
-            return
-        self.api.run(count)
-        self._refresh_header()
 
     def action_follow_selected(self) -> None:
         grid = self.query_one(GridView)
@@ -447,18 +293,6 @@ class HearthApp(App[int]):
         who = self.feed_filter or "everyone"
         self.say(f"Events: {who}.")
 
-    def action_provenance(self) -> None:
-        """The stored turn behind the feed's chosen line (else the chosen agent's newest,
-        else the newest); left and right step through the feed's turns."""
-        if self.api.history is None:
-            self.say("No stored history to read turns from.", warning=True)
-            return
-        feed = self.query_one(EventFeed)
-        turns, index, note = chosen_turn(feed.shown, feed.chosen_row, self.selected)
-        if note:
-            self.say(note)
-        self.push_screen(ProvenanceScreen(turns, index, self.api.history.turn))
-
     def action_toggle_ascii(self) -> None:
         grid = self.query_one(GridView)
         grid.set_ascii(not grid.ascii_mode)
@@ -469,11 +303,6 @@ class HearthApp(App[int]):
         legend = self.query_one(LegendPanel)
         legend.show_for(self.query_one(GridView).glyphs)
         legend.set_class(not legend.shown, "-shown")
-
-    def action_force_turn(self) -> None:
-        if self.selected is not None and not self.watching_only():
-            self.api.force_turn(self.selected)
-            self.say(f"{self.selected} acts first in its group next tick.")
 
     def _binding_groups(self) -> Iterable[tuple[str, Iterable[Binding]]]:
         return [("World and time", self.BINDINGS), ("Grid", GridView.BINDINGS),
@@ -486,56 +315,6 @@ class HearthApp(App[int]):
         """A short notice. Agent names can be anything, so never markup."""
         self.notify(clean(words), markup=False, severity="warning" if warning else "information",
                     timeout=3 if warning else 2)
-
-    # ------------------------------------------------------------------ timeline
-
-    def action_back(self) -> None:
-        self._look(self.timeline.back(1, self.live.tick))
-
-    def action_back_ten(self) -> None:
-        self._look(self.timeline.back(10, self.live.tick))
-
-    def action_forward(self) -> None:
-        self._look(self.timeline.forward(1, self.live.tick))
-
-    def action_forward_ten(self) -> None:
-        self._look(self.timeline.forward(10, self.live.tick))
-
-    def action_live(self) -> None:
-        self.timeline.to_live()
-        self._look(None)
-
-    def _look(self, tick: int | None) -> None:
-        feed = self.query_one(EventFeed)
-        if tick is None:
-            self._draw(replace(self.live, changed_rows=None))
-            feed.replace(self.api.feed())
-            return
-        try:
-            past = self.api.past(tick)
-        except (ValueError, RuntimeError) as exc:
-            self.say(str(exc), warning=True)
-            return
-        self._draw(past_snapshot(self.live, past, clock=self.clock))
-        feed.replace([FeedLine.from_past(p) for p in past.lines])
-
-    # ------------------------------------------------------------------ quitting
-
-    async def action_quit(self) -> None:
-        """Let the tick in flight finish (within half of QUIT_WITHIN), then stop: a
-        clean quit leaves no tick begun and half done for the next run to go on with.
-        A slower tick (slow minds) is stopped after its turns in flight, as before, in
-        what is left of QUIT_WITHIN."""
-        started = time.monotonic()
-        if not self.api.watch_only and self.api.runner.is_running:
-            self.api.pause()  # taken between ticks: no new tick is begun after this one
-            between = self.api.runner.call(lambda engine: engine.tick)  # answered after it
-            with contextlib.suppress(Exception):  # too slow, or the engine has stopped
-                await asyncio.wait_for(asyncio.wrap_future(between), QUIT_WITHIN / 2)
-        self.api.stop(max(0.1, QUIT_WITHIN - (time.monotonic() - started)))
-        self.quit_seconds = time.monotonic() - started
-        self._beat_timer.stop()  # the panels go with the screen: nothing to catch up
-        self.exit(0)
 
     # ------------------------------------------------------------------ screenshots
 

@@ -3,37 +3,18 @@
 The grid is a Line API widget (`ScrollView.render_line`): the world is 250,000 cells, so
 a widget per cell is out of the question, and even one row of the world (500 cells) is
 more than is ever on screen. A row is built only for the columns in view, as a handful
-of segments (runs of cells that share a style), and kept in a small LRU cache keyed by
-(zoom, glyph set, row, first column, width, the row's generation, cursor column). A new
-snapshot bumps the generation of the rows it says changed (`changed_rows`), so their old
-strips can never be found again, and asks to repaint only those of them on screen; every
-other row is served from the cache. Scrolling builds only the rows or columns newly in
-view.
+of segments (runs of cells that share a style), and kept (`grid_strips.GridStrips`)
+until a snapshot says the row changed; a new snapshot repaints only those of its
+changed rows that are on screen.
 
 Every cell is two terminal columns (see `observe.tui.glyphs`), and the view only ever
 scrolls by whole cells: `validate_scroll_x`/`_y` round each scroll position to a cell
 boundary, in the direction it was moving (so a one-column nudge still moves a cell), and
 the virtual size has one cell's slack so the last cell can always be scrolled fully in.
 
-Walls, two zoom levels. In the agent's own view (adapters/perception.py) walls sit in
-slots *between* cells: one column between two cells, one row between two rows, joined
-with box-drawing corners, and a door is a gap. Two-column cells side by side leave no
-such room, so there are two views, toggled with `z`:
-
-- "world" (the default): one terminal row per cell row, two columns per cell, so the
-  most world fits on screen. The between-cells slots are folded into the cells: the
-  edge slot east of a cell becomes the cell's right column, the edge slot south of it
-  its own row. A cell with a wall on its east side shows it as '│' in its right column,
-  a wall along its south side as '──' across it, and the right column holds the corner
-  piece where walls meet (the same junctions as the agent's view: a corner is drawn
-  wherever a wall of this row reaches it). Each edge is therefore drawn once, on the
-  cell west of or above it, never doubled. Where a wall takes a column, the symbol
-  gives way to its one-column mark ('@' an agent, '?' a sign, '.' grass...), so an
-  agent by a wall is still seen. A door is a gap: its stroke is simply not drawn.
-- "close": exactly the agent's view, at double resolution: each cell is two columns
-  plus a one-column edge slot, with an edge row under each cell row; walls are
-  box-drawing lines between cells, doors gaps. It scrolls by whole cells (3 columns,
-  2 rows) and shows a quarter as much world, for looking at buildings.
+What a line shows, in either zoom ("world" and "close", toggled with `z`), is drawn by
+`observe.tui.widgets.grid_rows` from the snapshot and the `Look` of one paint; this
+module holds the widget's state, its keys, scrolling and messages.
 
 `GridView.ViewportChanged(x0, y0, x1, y1)` is posted whenever the cells in view change
 (scrolling by any means, a resize), for the minimap's outline; `visible_cells()` gives
@@ -50,13 +31,9 @@ otherwise centres on its agent after every `show()`.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-from rich.cells import cell_len, set_cell_size
-from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
@@ -65,37 +42,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from observe.snapshot import WorldSnapshot
-from observe.tui.glyphs import ASCII, EMOJI, GlyphSet, Part
+from observe.tui.glyphs import ASCII, EMOJI, GlyphSet
 from observe.tui.messages import AgentChosen, CellChosen
+from observe.tui.widgets.grid_rows import CLOSE, WORLD, ZOOMS, Look
+from observe.tui.widgets.grid_strips import GridStrips, line_spans
 from observe.tui.widgets.lines import DirectLines
-
-
-@dataclass(frozen=True, slots=True)
-class Zoom:
-    """A way of laying cells out on screen: terminal columns and rows per cell."""
-
-    name: str
-    across: int
-    down: int
-
-
-WORLD = Zoom("world", 2, 1)
-CLOSE = Zoom("close", 3, 2)
-ZOOMS = {WORLD.name: WORLD, CLOSE.name: CLOSE}
-
-CACHE_SIZE = 2048
-"""Strips kept: a 200-row screen in two zooms and both glyph sets, with room to scroll."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Thing:
-    """What an object or landmark puts in its cell: its glyph and its one-column mark."""
-
-    part: Part
-    mark: Part
-
-
-_NOTHING: dict[int, _Thing] = {}
 
 
 def _snap(value: float, current: float, step: int, limit: float) -> int:
@@ -146,18 +97,16 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         self._following: str | None = None
         self._highlight: str | None = None
         self._centre_pending = False
-        self._generation: list[int] = []
-        self._cache: OrderedDict[tuple[object, ...], Strip] = OrderedDict()
-        self._landmarks: dict[int, dict[int, _Thing]] = {}
-        self._east = self._south = np.zeros((0, 0), dtype=bool)
-        self._walled_rows = np.zeros(0, dtype=bool)
-        self._wall_source: tuple[np.ndarray, ...] = ()
-        self._landmarks_glyphs: GlyphSet | None = None
+        self._strips = GridStrips()
+        """The strips drawn and kept, and the indexes they are drawn from."""
         self._viewport_sent: tuple[int, int, int, int] | None = None
-        self.rows_built = 0
-        """Strips built so far (cache misses): for tests and measurements."""
 
     # ------------------------------------------------------------------ public API
+
+    @property
+    def rows_built(self) -> int:
+        """Strips built so far (cache misses): for tests and measurements."""
+        return self._strips.built
 
     @property
     def cursor(self) -> tuple[int, int]:
@@ -208,23 +157,20 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         self._snapshot = snapshot
         changed = snapshot.changed_rows
         if before is None or (before.width, before.height) != (snapshot.width, snapshot.height):
-            self._generation = [0] * snapshot.height
+            self._strips.reset(snapshot.height)
             changed = None
             self._update_virtual_size()
             cx, cy = self._cursor
             self._cursor = (min(cx, snapshot.width - 1), min(cy, snapshot.height - 1))
-        self._index_walls(snapshot)
+        self._strips.painter.index_walls(snapshot)
         # Agents and objects come indexed by row with the snapshot (made on the
         # engine's thread); landmarks are few and all but never change.
         if before is None or snapshot.landmarks != before.landmarks:
-            self._index_landmarks(snapshot)
+            self._strips.painter.index_landmarks(snapshot, self._glyphs)
         if changed is None:
-            self._cache.clear()
+            self._strips.clear()
         else:
-            generation = self._generation
-            for row in changed:
-                if 0 <= row < snapshot.height:
-                    generation[row] += 1
+            self._strips.changed(changed, snapshot.height)
         if self._following is not None:
             view = snapshot.agent(self._following)
             if view is not None:
@@ -396,7 +342,7 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
 
     def _restyle(self) -> None:
         """The marked agents changed: every cached strip may show the old mark."""
-        self._cache.clear()
+        self._strips.clear()
         self.refresh()
 
     def _repaint_rows(self, rows: frozenset[int] | None) -> None:
@@ -408,22 +354,8 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             return
         top = self.scroll_offset.y
         bottom = top + self.scrollable_content_region.height
-        lines: set[int] = set()
-        if self._zoom is WORLD:
-            lines.update(r for r in rows if top <= r < bottom)
-        else:  # a row's cells, its edge row, and the edge row above (its corners)
-            for r in rows:
-                lines.update(v for v in (2 * r - 1, 2 * r, 2 * r + 1) if top <= v < bottom)
-        start = count = 0
-        for line in sorted(lines):
-            if count and line == start + count:
-                count += 1
-                continue
-            if count:
-                self._refresh_span(start - top, count)
-            start, count = line, 1
-        if count:
-            self._refresh_span(start - top, count)
+        for y, count in line_spans(rows, self._zoom, top, bottom):
+            self._refresh_span(y, count)
 
     def _refresh_span(self, y: int, count: int) -> None:
         """Repaint `count` lines from screen line y, no wider than the widget.
@@ -431,43 +363,6 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         clips only to the parent's region: the panels beside the grid would be
         repainted with it every tick.)"""
         self.refresh(Region(0, y, self.size.width, count))
-
-    # ------------------------------------------------------------------ indexes
-
-    def _index_walls(self, snap: WorldSnapshot) -> None:
-        source = (snap.wall_east, snap.wall_south, snap.door_east, snap.door_south)
-        if len(self._wall_source) == 4 and all(
-                a is b for a, b in zip(source, self._wall_source, strict=True)):
-            return
-        self._wall_source = source
-        self._east = np.asarray(snap.wall_east, dtype=bool) & ~np.asarray(snap.door_east, bool)
-        self._south = (np.asarray(snap.wall_south, dtype=bool)
-                       & ~np.asarray(snap.door_south, bool))
-        self._walled_rows = self._east.any(axis=1) | self._south.any(axis=1)
-
-    def _index_landmarks(self, snap: WorldSnapshot) -> None:
-        rows: dict[int, dict[int, _Thing]] = {}
-        glyphs = self._glyphs
-        for landmark in snap.landmarks:
-            pos = landmark.position
-            rows.setdefault(pos.y, {})[pos.x] = _Thing(
-                glyphs.landmark_part(landmark.kind), glyphs.marks.landmark)
-        self._landmarks = rows
-        self._landmarks_glyphs = glyphs
-
-    def _things_in(self, snap: WorldSnapshot, row: int) -> dict[int, _Thing]:
-        """What objects and landmarks show in `row`, by column: a sign over a placed
-        item over a landmark."""
-        glyphs = self._glyphs
-        things = dict(self._landmarks.get(row, _NOTHING))
-        items, signs = snap.item_rows.get(row), snap.sign_rows.get(row)
-        if items:
-            item = _Thing(glyphs.item, glyphs.marks.item)
-            things.update(dict.fromkeys(items, item))
-        if signs:
-            sign = _Thing(glyphs.sign, glyphs.marks.sign)
-            things.update(dict.fromkeys(signs, sign))
-        return things
 
     # ------------------------------------------------------------------ drawing
 
@@ -499,244 +394,6 @@ class GridView(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         if snap is None or width <= 0:
             blank = self._blank(max(width, 0))
             return lambda y: blank
-        x0 = sx // zoom.across
-        down = zoom.down
-        lines = snap.height * down
-        generation = self._generation
-        cx, cy = self._cursor
-        fixed = (zoom.name, self._glyphs.name, x0, width)
-        cache = self._cache
-
-        def line_at(y: int) -> Strip:
-            line = sy + y
-            if line >= lines:
-                return self._blank(width)
-            row, edge = (line, False) if down == 1 else divmod(line, down)
-            below = generation[row + 1] if edge and row + 1 < snap.height else -1
-            key = (*fixed, line, generation[row], below,
-                   cx if cy == row and not edge else -1)
-            strip = cache.get(key)
-            if strip is not None:
-                cache.move_to_end(key)
-                return strip
-            strip = self._build(snap, row, edge == 1, x0, width)
-            self.rows_built += 1
-            cache[key] = strip
-            if len(cache) > CACHE_SIZE:
-                cache.popitem(last=False)
-            return strip
-
-        return line_at
-
-    def _build(self, snap: WorldSnapshot, row: int, edge: bool, x0: int, width: int) -> Strip:
-        """One screen line: the cells from x0 that fit in `width` columns (a cell cut
-        by the right edge is cut whole-column, a wide glyph becoming a space)."""
-        if self._landmarks_glyphs is not self._glyphs:
-            self._index_landmarks(snap)
-        across = self._zoom.across
-        x1 = min(x0 + -(-width // across), snap.width)
-        if x1 <= x0:
-            return Strip.blank(width, self._base_style())
-        codes = snap.terrain[row, x0:x1]
-        if self._zoom is WORLD:
-            units, specials = self._world_row(snap, row, x0, x1, codes)
-        elif edge:
-            units, specials = self._edge_row(snap, row, x0, x1, codes)
-        else:
-            units, specials = self._close_row(snap, row, x0, x1, codes)
-        segments = _assemble(codes, units, specials)
-        # Every cell takes exactly `across` columns (glyphs.py sees to it), so the
-        # length is known without measuring the text.
-        length = (x1 - x0) * across
-        if length > width:
-            _trim(segments, length - width)
-            length = width
-        strip = Strip(segments, length)
-        if length < width:
-            strip = strip.extend_cell_length(width, self._base_style())
-        return strip
-
-    def _contents(self, snap: WorldSnapshot, row: int, x0: int, x1: int, codes: np.ndarray,
-                  things: dict[int, _Thing]) -> dict[int, Part]:
-        """The cells of `row` (x0 <= x < x1) that show more than terrain, by index:
-        an agent over an object (a sign over a placed item) over a landmark; the
-        followed or selected agent marked."""
-        glyphs = self._glyphs
-        terrain = glyphs.terrain
-        shown: dict[int, Part] = {}
-        if things:
-            for x, thing in things.items():
-                if x0 <= x < x1:
-                    text, style = thing.part
-                    shown[x - x0] = (text, terrain[codes[x - x0]][1] + style)
-        agents = snap.agent_rows.get(row)
-        if agents:
-            marked = {self._highlight, self._following}
-            for x, views in agents.items():
-                if x0 <= x < x1:
-                    names = tuple(v.name for v in views)
-                    text, style = glyphs.agent_part(names, views[0].state)
-                    style = terrain[codes[x - x0]][1] + style
-                    if not marked.isdisjoint(names):
-                        style += glyphs.selected
-                    shown[x - x0] = (text, style)
-        return shown
-
-    def _mark(self, snap: WorldSnapshot, x: int, row: int, code: int,
-              things: dict[int, _Thing]) -> Part:
-        """The one-column stand-in for what cell (x, row) shows."""
-        glyphs = self._glyphs
-        ground = glyphs.terrain[code][1]
-        agents = snap.agent_rows.get(row)
-        if agents and x in agents:
-            text, style = glyphs.marks.agent
-            names = {v.name for v in agents[x]}
-            if self._highlight in names or self._following in names:
-                style += glyphs.selected
-            return text, ground + style
-        if x in things:
-            text, style = things[x].mark
-            return text, ground + style
-        text, style = glyphs.marks.terrain[code]
-        return text, ground + style
-
-    def _put_cursor(self, row: int, x0: int, x1: int, codes: np.ndarray,
-                    specials: dict[int, list[Part]]) -> None:
-        """Add the cursor's style to its cell, if the cursor is in this stretch: the
-        whole cell in the world view, the cell but not its edge slot in the close view."""
-        cx, cy = self._cursor
-        if cy != row or not x0 <= cx < x1:
-            return
-        i = cx - x0
-        cursor = self._glyphs.cursor
-        parts = specials.get(i)
-        if parts is None:
-            part = self._glyphs.terrain[codes[i]]
-            parts = [part] if self._zoom is WORLD else [part, (" ", part[1])]
-        if self._zoom is WORLD:
-            specials[i] = [(text, style + cursor) for text, style in parts]
-        else:
-            (text, style), *slot = parts
-            specials[i] = [(text, style + cursor), *slot]
-
-    def _world_row(self, snap: WorldSnapshot, row: int, x0: int, x1: int,
-                   codes: np.ndarray) -> tuple[tuple[Part, ...], dict[int, list[Part]]]:
-        """The world view: a cell's walls folded into its own two columns (see the
-        module docstring)."""
-        glyphs = self._glyphs
-        units = glyphs.terrain
-        things = self._things_in(snap, row)
-        shown = self._contents(snap, row, x0, x1, codes, things)
-        specials = {i: [part] for i, part in shown.items()}
-        if self._walled_rows[row]:
-            n = x1 - x0
-            east = self._east[row, x0:x1]
-            south = self._south[row, x0:x1]
-            south_right = np.zeros(n, dtype=bool)
-            right = self._south[row, x0 + 1:x1 + 1]
-            south_right[: len(right)] = right
-            below = (self._east[row + 1, x0:x1] if row + 1 < snap.height
-                     else np.zeros(n, dtype=bool))
-            walls = glyphs.walls
-            for i in np.flatnonzero(east | south | south_right).tolist():
-                code = int(codes[i])
-                wall_style = units[code][1] + walls.style
-                corner = walls.junction(bool(east[i]), bool(below[i]), bool(south[i]),
-                                        bool(south_right[i]))
-                if south[i] and i not in shown:
-                    first: Part = (walls.horizontal, wall_style)
-                else:  # what the cell holds outranks the stroke under it
-                    first = self._mark(snap, x0 + i, row, code, things)
-                specials[i] = [first, (corner, wall_style)]
-        self._put_cursor(row, x0, x1, codes, specials)
-        return units, specials
-
-    def _close_row(self, snap: WorldSnapshot, row: int, x0: int, x1: int,
-                   codes: np.ndarray) -> tuple[tuple[Part, ...], dict[int, list[Part]]]:
-        """The close view's cell line: each cell, then its east edge slot ('│' a wall)."""
-        glyphs = self._glyphs
-        units = self._slot_units(glyphs)
-        terrain = glyphs.terrain
-        specials = {i: [part, (" ", terrain[codes[i]][1])]
-                    for i, part in self._contents(
-                        snap, row, x0, x1, codes, self._things_in(snap, row)).items()}
-        if self._walled_rows[row]:
-            wall = glyphs.walls.vertical
-            for i in np.flatnonzero(self._east[row, x0:x1]).tolist():
-                ground = terrain[codes[i]][1]
-                first = specials[i][0] if i in specials else terrain[codes[i]]
-                specials[i] = [first, (wall, ground + glyphs.walls.style)]
-        self._put_cursor(row, x0, x1, codes, specials)
-        return units, specials
-
-    def _edge_row(self, snap: WorldSnapshot, row: int, x0: int, x1: int,
-                  codes: np.ndarray) -> tuple[tuple[Part, ...], dict[int, list[Part]]]:
-        """The close view's edge line under `row`: '──' under a cell with a south wall
-        and, at each corner, the junction of the walls meeting there (a door: a gap)."""
-        glyphs = self._glyphs
-        units = tuple((" " * 3, style) for _, style in glyphs.terrain)
-        specials: dict[int, list[Part]] = {}
-        lower = row + 1 < snap.height
-        if not (self._walled_rows[row] or (lower and self._walled_rows[row + 1])):
-            return units, specials
-        n = x1 - x0
-        walls = glyphs.walls
-        east = self._east[row, x0:x1]
-        below = self._east[row + 1, x0:x1] if lower else np.zeros(n, dtype=bool)
-        south = self._south[row, x0:x1]
-        south_right = np.zeros(n, dtype=bool)
-        right = self._south[row, x0 + 1:x1 + 1]
-        south_right[: len(right)] = right
-        for i in np.flatnonzero(east | below | south | south_right).tolist():
-            ground = units[codes[i]][1]
-            wall_style = ground + walls.style
-            under = (walls.horizontal * 2, wall_style) if south[i] else ("  ", ground)
-            corner = walls.junction(bool(east[i]), bool(below[i]), bool(south[i]),
-                                    bool(south_right[i]))
-            specials[i] = [under, (corner, wall_style)]
-        return units, specials
-
-    @staticmethod
-    def _slot_units(glyphs: GlyphSet) -> tuple[Part, ...]:
-        """Terrain glyphs with the (empty) edge slot after them, for the close view."""
-        return tuple((text + " ", style) for text, style in glyphs.terrain)
-
-
-def _assemble(codes: np.ndarray, units: tuple[Part, ...],
-              specials: dict[int, list[Part]]) -> list[Segment]:
-    """A line's segments: each run of one terrain as one segment (its unit repeated),
-    broken where a special cell puts its own parts instead. The work is per run and
-    per special cell, not per cell."""
-    n = len(codes)
-    cuts = (np.flatnonzero(codes[1:] != codes[:-1]) + 1).tolist()
-    starts = [0, *cuts]
-    ends = [*cuts, n]
-    kinds = codes[starts].tolist()
-    order = sorted(specials)
-    count = len(order)
-    j = 0
-    segments: list[Segment] = []
-    for start, end, kind in zip(starts, ends, kinds, strict=True):
-        text, style = units[kind]
-        at = start
-        while j < count and order[j] < end:
-            i = order[j]
-            j += 1
-            if i > at:
-                segments.append(Segment(text * (i - at), style))
-            segments.extend(Segment(t, s) for t, s in specials[i])
-            at = i + 1
-        if end > at:
-            segments.append(Segment(text * (end - at), style))
-    return segments
-
-
-def _trim(segments: list[Segment], columns: int) -> None:
-    """Drop `columns` terminal columns from the end of `segments`, in place (half of a
-    wide glyph becomes a space)."""
-    while columns > 0 and segments:
-        text, style, _ = segments.pop()
-        length = cell_len(text)
-        if length > columns:
-            segments.append(Segment(set_cell_size(text, length - columns), style))
-        columns -= length
+        look = Look(zoom, self._glyphs, self._cursor, self._highlight, self._following,
+                    self._base_style())
+        return self._strips.renderer(snap, look, sx // zoom.across, sy, width, self._blank)
