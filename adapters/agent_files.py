@@ -44,7 +44,6 @@ from pathlib import Path
 
 from adapters.home_io import (
     KIB,
-    kind,
     listing,
     lstat,
     open_folder,
@@ -57,6 +56,7 @@ from adapters.home_io import (
 from adapters.home_paths import Refused, parse_path
 from storage.errors import is_storage_fault
 from storage.homes import STATUS_FILE
+from storage.side_files import describe_mode
 
 STATUS_PARTIAL = f"{STATUS_FILE}.partial"
 HEARTH_FILES = frozenset({STATUS_FILE, STATUS_PARTIAL})
@@ -129,7 +129,7 @@ class AgentFiles:
             if found is None:
                 return FileResult(True, f"{shown} was not there")
             if not stat.S_ISREG(found.st_mode):
-                raise Refused(f"{shown} is {kind(found.st_mode)}; only regular files "
+                raise Refused(f"{shown} is {describe_mode(found.st_mode)}; only regular files "
                               "are removed")
             try:  # unlink never follows a link: at worst a name swapped in goes
                 os.unlink(names[-1], dir_fd=parent)

@@ -40,6 +40,7 @@ from contextlib import ExitStack, suppress
 from pathlib import Path
 
 from adapters.home_paths import TEMP_PREFIX, Refused
+from storage.side_files import describe_mode
 
 KIB = 1024
 
@@ -47,21 +48,6 @@ _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | _O_CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _O_CLOEXEC
-
-
-def kind(mode: int) -> str:
-    """What a file of `mode` is, in words (\"a FIFO (named pipe)\")."""
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
 
 
 def lstat(parent_fd: int, name: str) -> os.stat_result | None:
@@ -104,7 +90,7 @@ def open_folder(stack: ExitStack, parent: int, name: str, shown: str) -> int:
         if stat.S_ISLNK(found.st_mode):
             raise not_followed(shown) from None
         if not stat.S_ISDIR(found.st_mode):
-            raise Refused(f"{shown} is not a folder (it is {kind(found.st_mode)})") \
+            raise Refused(f"{shown} is not a folder (it is {describe_mode(found.st_mode)})") \
                 from None
         raise Refused(f"could not open {shown}: {error.strerror or error}") from None
     stack.callback(os.close, fd)
@@ -168,7 +154,7 @@ def read_bytes(parent: int, name: str, shown: str, limit: int) -> bytes:
         if stat.S_ISLNK(found.st_mode):
             raise not_followed(shown) from None
         if not stat.S_ISREG(found.st_mode):
-            raise Refused(f"{shown} is {kind(found.st_mode)}; only regular files "
+            raise Refused(f"{shown} is {describe_mode(found.st_mode)}; only regular files "
                           "can be read") from None
         raise Refused(f"could not open {shown}: {error.strerror or error}") from None
     try:
@@ -177,7 +163,7 @@ def read_bytes(parent: int, name: str, shown: str, limit: int) -> bytes:
             raise Refused(f"{shown} is a folder, not a file; use list to see "
                           "what it holds")
         if not stat.S_ISREG(info.st_mode):
-            raise Refused(f"{shown} is {kind(info.st_mode)}; only regular files "
+            raise Refused(f"{shown} is {describe_mode(info.st_mode)}; only regular files "
                           "can be read")
         if info.st_nlink != 1:
             raise Refused(f"{shown} has {info.st_nlink} hard links; only files that "
@@ -210,7 +196,7 @@ def replace(parent: int, name: str, shown: str, data: bytes, *, durable: bool) -
         if stat.S_ISDIR(found.st_mode):
             raise Refused(f"{shown} is a folder, not a file")
         if not stat.S_ISREG(found.st_mode):
-            raise Refused(f"{shown} is {kind(found.st_mode)}; only regular files "
+            raise Refused(f"{shown} is {describe_mode(found.st_mode)}; only regular files "
                           "can be written")
     temp = TEMP_PREFIX + secrets.token_hex(8)
     try:
@@ -254,7 +240,7 @@ def listing(folder: int) -> list[str]:
             elif stat.S_ISLNK(info.st_mode):
                 lines.append(f"{entry.name}  (a symbolic link; not followed)")
             else:
-                lines.append(f"{entry.name}  ({kind(info.st_mode)}; cannot be read)")
+                lines.append(f"{entry.name}  ({describe_mode(info.st_mode)}; cannot be read)")
     return lines
 
 

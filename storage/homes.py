@@ -35,6 +35,7 @@ from pathlib import Path
 
 from core.types import AgentName, agent_name
 from storage.errors import StorageError
+from storage.side_files import describe_mode
 
 HOME_FILES: dict[str, str] = {
     "journal.md": "",
@@ -55,20 +56,6 @@ NEW_FILE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_NO
 
 class HomeRefusedError(StorageError):
     """An agent's home is a link or not a folder: Hearth will not work in it."""
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISREG(mode):
-        return "a file"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a folder"
 
 
 class AgentHomes:
@@ -114,7 +101,7 @@ class AgentHomes:
                     found = os.stat(name, dir_fd=root, follow_symlinks=False)
                 except OSError:
                     raise error from None
-                raise self._refused(name, _kind(found.st_mode)) from None
+                raise self._refused(name, describe_mode(found.st_mode)) from None
         finally:
             os.close(root)
 
@@ -128,7 +115,7 @@ class AgentHomes:
             except FileNotFoundError:
                 continue
             if not stat.S_ISDIR(found.st_mode):
-                raise self._refused(name, _kind(found.st_mode))
+                raise self._refused(name, describe_mode(found.st_mode))
 
     def vanished(self, name: AgentName | str) -> str | None:
         """What of this home is gone (the agents folder or the home itself), in words

@@ -34,21 +34,26 @@ APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | SAFE
 READ_FLAGS = os.O_RDONLY | SAFE
 
 
-def kind(info: os.stat_result) -> str | None:
-    """What is wrong with a side file found there; None for a regular file of its own."""
-    mode = info.st_mode
+def describe_mode(mode: int) -> str:
+    """What a file of `mode` (an lstat's: a link is itself) is, in words: the one place
+    Hearth names kinds of file, for side files, homes and an agent's own files alike."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
     if stat.S_ISLNK(mode):
         return "a symbolic link"
     if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
+        return "a FIFO (named pipe)"
     if stat.S_ISSOCK(mode):
         return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if not stat.S_ISREG(mode):
-        return "not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+def kind(info: os.stat_result) -> str | None:
+    """What is wrong with a side file found there; None for a regular file of its own."""
+    if not stat.S_ISREG(info.st_mode):
+        return describe_mode(info.st_mode)
     if info.st_nlink > 1:
         return "a hard link to another file"
     return None

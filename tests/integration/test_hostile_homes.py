@@ -185,7 +185,7 @@ def test_a_home_that_is_a_file_is_refused_and_left_alone(world, config, outside)
     shutil.rmtree(home)
     home.write_text("my own file\n", encoding="utf-8")
     before = snapshot(outside)
-    with pytest.raises(HomeRefusedError, match="is a file") as refused:
+    with pytest.raises(HomeRefusedError, match="is a regular file") as refused:
         run_engine(world, config, FileMind())
     assert "\n" not in str(refused.value)
     assert home.read_text(encoding="utf-8") == "my own file\n"
