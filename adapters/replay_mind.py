@@ -14,25 +14,33 @@ exactly as it did, and the turn's row, record and events come out as they were s
   act then): `MindHalt`, one line; the run stops before the agent does anything.
 - A call that fails where it worked (or works where it failed): the world has left the
   record (a fork that was changed); `MindHalt` after the calls, so the run stops there.
-- What a mind remembers (`minds` rows) is not recorded per turn, only the latest. A
-  replay keeps the memory it was given and, at the turn where the source last wrote an
-  agent's memory, takes the source's: a replay that runs to the source's end leaves
-  every memory as the source left it.
+- What a mind remembers (`minds` rows) is stored only as of each agent's latest turn.
+  Given `limits` (a fork's walk), a Claude or local mind's memory is rebuilt from each
+  replayed turn's record, in that mind's own format (adapters/memory_rebuild.py), so
+  the engine stores it as the source did after every turn; a turn whose record cannot
+  rebuild it puts the agent's memory back as the replay found it, and `not_rebuilt`
+  says why. Without (or for other kinds), a replay keeps the memory it was given. Either
+  way, at the turn where the source last wrote an agent's memory it takes the source's:
+  a replay that runs to the source's end leaves every memory as the source left it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from adapters.memory_rebuild import KINDS, CannotRebuild, MemoryLimits, after_turn
 from adapters.tools import TOOLS, Narration
 from core.types import AgentName
 from services.mind import MindError, MindHalt, ToolCall, ToolOutcome, TurnStart
 from services.narrator import NarrationContext, TemplateNarrator
 from storage.world_fork import read_only
+
+log = logging.getLogger("hearth.replay")
 
 OVER_THE_LIMIT = ToolCall("replay-over", "look", {})
 """Asked after the recorded calls when the record ended at the action limit: the turn
@@ -87,13 +95,22 @@ class ReplayMind:
     reads_text = False  # the perception is never read, so no text is made for it
 
     def __init__(self, kind: str, source: RecordedTurns, held: Mapping[str, str] | None = None,
-                 label: str | None = None) -> None:
+                 label: str | None = None, limits: MemoryLimits | None = None) -> None:
         self.kind = kind
         self.source = source
         self.label = label or str(source.db.parent)
         self._held: dict[str, str] = dict(held or {})
         """Each agent's memory as JSON text, as it stands in the world replayed into."""
+        self._found = dict(self._held)
+        """Each agent's memory as the replay found it (kept when a rebuild cannot go on)."""
         self._last = {a: (s, t) for a, (k, s, t) in source.last_minds().items() if k == kind}
+        self.limits = limits if kind in KINDS else None
+        """Set: each turn's record rebuilds the memory (adapters/memory_rebuild.py)."""
+        self.not_rebuilt: dict[str, str] = {}
+        """agent -> why its memory is as the replay found it and not rebuilt (one line)."""
+        self._turned: dict[str, int] = {}
+        self._rebuilt: dict[str, tuple[str, dict[str, Any]]] = {}
+        """agent -> (the state text it holds, that state): read once, not every turn."""
 
     def begin(self, start: TurnStart) -> ReplayTurn:
         return ReplayTurn(self, start, self.source.turn(start.tick, start.agent))
@@ -110,10 +127,41 @@ class ReplayMind:
             self._held[agent] = json.dumps(state, ensure_ascii=False, separators=(",", ":"),
                                            sort_keys=True)
 
-    def _took_turn(self, agent: str, tick: int) -> None:
+    def _took_turn(self, agent: str, tick: int, record: Mapping[str, Any]) -> None:
+        """The turn is over: the memory after it (once per turn)."""
+        if self._turned.get(agent) == tick:
+            return
+        self._turned[agent] = tick
+        if self.limits is not None and agent not in self.not_rebuilt:
+            self._rebuild(agent, tick, record.get("mind"), self.limits)
         last = self._last.get(agent)
         if last is not None and last[1] == tick:
-            self._held[agent] = last[0]
+            if self.limits is not None and agent not in self.not_rebuilt and (
+                    json.loads(self.state_json(agent)) != json.loads(last[0])):
+                log.warning("the memory of %s rebuilt up to tick %s is not the one %s "
+                            "stored; the stored one is taken", agent, tick, self.label)
+            self._held[agent] = last[0]  # what the source stored: exact from here on
+            self.not_rebuilt.pop(agent, None)
+
+    def _rebuild(self, agent: str, tick: int, record: Any, limits: MemoryLimits) -> None:
+        held = self._held.get(agent)
+        kept = self._rebuilt.get(agent)
+        try:
+            before = kept[1] if kept is not None and kept[0] == held else (
+                None if held is None else json.loads(held))
+            state = after_turn(self.kind, before, record, limits)
+        except (CannotRebuild, ValueError) as exc:
+            why = exc if isinstance(exc, CannotRebuild) else "found a memory that is not JSON"
+            self.not_rebuilt[agent] = f"its turn at tick {tick} {why}"
+            found = self._found.get(agent)
+            if found is None:
+                self._held.pop(agent, None)
+            else:
+                self._held[agent] = found
+            return
+        text = json.dumps(state, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        self._held[agent] = text
+        self._rebuilt[agent] = (text, state)
 
 
 class ReplayTurn:
@@ -137,7 +185,7 @@ class ReplayTurn:
                              a.get("args") if isinstance(a.get("args"), dict) else {})
                     for i, a in enumerate(self.actions)]
         if self.asked == 2:
-            self.mind._took_turn(agent, tick)
+            self.mind._took_turn(agent, tick, self.found[2])
             for outcome, action in zip(outcomes, self.actions, strict=False):
                 if outcome.success != (action.get("ok") is True):
                     went = "worked" if outcome.success else "failed"
@@ -153,7 +201,8 @@ class ReplayTurn:
         return ()
 
     async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
-        self.mind._took_turn(self.start.agent, self.start.tick)
+        if self.found is not None:
+            self.mind._took_turn(self.start.agent, self.start.tick, self.found[2])
 
     def record(self) -> Mapping[str, Any]:
         if self.found is None:

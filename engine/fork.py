@@ -6,8 +6,10 @@ How (DESIGN.md "Branches"): the newest snapshot of the parent at or before T is 
 a new world (an identity of its own) and walked on to T by the engine itself, each agent's
 decisions taken again: the offline mind's by running it again (it is deterministic, and
 its memory is rebuilt with it), a model's from its stored turns by the replay mind (no
-model call). The agents' homes are made as a new world's are and every file call the
-stored turns record before the snapshot is done again, in order; the walk does the rest.
+model call; that mind's memory is rebuilt from each turn's record,
+adapters/memory_rebuild.py). The agents' homes are made as a new world's are and every
+file call the stored turns record before the snapshot is done again, in order; the walk
+does the rest.
 What the walk did is then checked against the stored turns, row for row: a parent run
 with other settings than the fork's is refused, not silently forked into another past.
 
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.agent_files import AgentFiles
+from adapters.memory_rebuild import MemoryLimits
 from adapters.offline_mind import OfflineMind
 from adapters.tools import TOOLS
 from adapters.tools.files import run_file_tool
@@ -68,6 +71,8 @@ class ForkReport:
     seconds: float
     bytes: int
     """What the fork's data and homes take on disk."""
+    notes: tuple[str, ...] = ()
+    """One line per agent whose model mind's memory could not be rebuilt to `tick`."""
 
 
 def _usage(message: str) -> ForkError:
@@ -117,7 +122,7 @@ async def fork_world(parent: Path, config: HearthConfig, tick: int, into: Path,
             shutil.copyfile(data / "world.db", data / "snapshots" / f"snapshot_{base.tick}.db")
             copy_event_lines(parent / "events.jsonl", data / "events.jsonl", data / "world.db")
             _make_homes(past, data / "world.db", homes, base.tick)
-            await _walk(past, config, data, homes, base.tick, tick)
+            notes = await _walk(past, config, data, homes, base.tick, tick)
             _check_walk(past, data / "world.db", base.tick, tick)
             _settle(data / "world.db")
             _change_personalities(data / "world.db", personalities)
@@ -136,7 +141,8 @@ async def fork_world(parent: Path, config: HearthConfig, tick: int, into: Path,
                 shutil.rmtree(into, ignore_errors=True)
             raise
     size = directory_bytes(into / "data") + directory_bytes(into / "agents")
-    return ForkReport(parent, into, tick, base.tick, time.perf_counter() - started, size)
+    return ForkReport(parent, into, tick, base.tick, time.perf_counter() - started, size,
+                      notes)
 
 
 def _agent_names(db: Path) -> list[str]:
@@ -207,8 +213,11 @@ def _make_homes(past: WorldPast, db: Path, homes_dir: Path, before: int) -> None
 
 
 async def _walk(past: WorldPast, config: HearthConfig, data: Path, homes: Path,
-                start: int, end: int) -> None:
-    """Run the engine on the copied snapshot from `start` until its clock reads `end`."""
+                start: int, end: int) -> tuple[str, ...]:
+    """Run the engine on the copied snapshot from `start` until its clock reads `end`.
+    Model minds' memories are rebuilt turn by turn from the records (with the compaction
+    limits of `config`, which must be the parent's); gives a line for each agent whose
+    memory could not be, and so is as at the snapshot."""
     kinds = past.turn_kinds(start, end)
     replayed = sorted(name for name, used in kinds.items() if used - {"offline"})
     async with Storage(data, create=False,
@@ -222,7 +231,8 @@ async def _walk(past: WorldPast, config: HearthConfig, data: Path, homes: Path,
         narrator = None
         parts = None
         if replayed:
-            parts = await replay_parts(storage, data, replayed, source_db=past.db)
+            parts = await replay_parts(storage, data, replayed, source_db=past.db,
+                                       limits=MemoryLimits.of(config.settings.claude))
             minds.update(parts.minds)
             narrator = parts.narrator
         engine = HearthEngine(storage, config, mind=offline, minds=minds, narrator=narrator,
@@ -244,6 +254,11 @@ async def _walk(past: WorldPast, config: HearthConfig, data: Path, homes: Path,
                                     f"{engine.halted or 'asked to stop'}")
         finally:
             await engine.close()
+    if parts is None:
+        return ()
+    kept = {name: why for mind in parts.minds.values() for name, why in mind.not_rebuilt.items()}
+    return tuple(f"{name}'s memory is as at the snapshot of tick {start}, not tick {end}: "
+                 f"{why}" for name, why in sorted(kept.items()))
 
 
 def _settle(db: Path) -> None:
@@ -293,6 +308,8 @@ async def fork_command(env: RuntimeEnv, config: HearthConfig, tick: int, into: P
           f"{report.seconds:.1f} s, {report.bytes / 1e6:.1f} MB).")
     for name in sorted(personalities or {}):
         print(f"{name} has a new personality in the fork (the parent's is unchanged).")
+    for note in report.notes:
+        print(note)
     data, homes = report.into / "data", report.into / "agents"
     print(f"Run it with: hearth --data-dir {data} --agents-dir {homes} --run N "
           "(--mind replay takes the parent's recorded decisions)", file=sys.stdout)

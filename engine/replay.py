@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from adapters.memory_rebuild import MemoryLimits
 from adapters.replay_mind import RecordedTurns, ReplayMind, ReplayNarrator
 from storage import Storage
 from storage.errors import StorageError
@@ -47,9 +48,13 @@ class ReplayParts:
 
 
 async def replay_parts(storage: Storage, data_dir: Path, names: Iterable[str],
-                       source_db: Path | None = None) -> ReplayParts:
+                       source_db: Path | None = None,
+                       limits: MemoryLimits | None = None) -> ReplayParts:
     """A replay mind for each of `names`, of the kind of mind the records name for it
-    from the world's current tick on (its stored memory's kind if the records have none)."""
+    from the world's current tick on (its stored memory's kind if the records have none).
+    `limits` (the compaction settings the source ran with): model minds' memories are
+    rebuilt from each turn's record (a fork's walk); None: kept as found until the turn
+    the source last stored them."""
     source = RecordedTurns(source_db or replay_source(data_dir))
     state = await storage.world.get_world_state()
     tick = state.tick if state is not None else 0
@@ -62,6 +67,7 @@ async def replay_parts(storage: Storage, data_dir: Path, names: Iterable[str],
         mind = by_kind.get(kind)
         if mind is None:
             held = {n: r.state for n, r in rows.items() if r.kind == kind}
-            mind = by_kind[kind] = ReplayMind(kind, source, held, str(source.db.parent))
+            mind = by_kind[kind] = ReplayMind(kind, source, held, str(source.db.parent),
+                                              limits)
         minds[name] = mind
     return ReplayParts(minds, ReplayNarrator(source), source)

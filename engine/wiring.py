@@ -87,9 +87,11 @@ async def wire_engine(
     minds: dict[str, Mind] = dict(local)
     replayed = None
     if REPLAY in kinds.values():  # --mind replay: decisions from the stored turns
+        from adapters.memory_rebuild import MemoryLimits
         from engine.replay import replay_parts
         replayed = await replay_parts(storage, env.data_dir,
-                                      [n for n, kind in kinds.items() if kind == REPLAY])
+                                      [n for n, kind in kinds.items() if kind == REPLAY],
+                                      limits=MemoryLimits.of(config.settings.claude))
         minds.update(replayed.minds)
         narrator = narrator or replayed.narrator
     if claude is not None:
