@@ -10,6 +10,19 @@ connection, waiting what the API asks when it asks for no more than
 `retry_after_max` seconds (else the request gives up at once: the agent acts next
 tick rather than hold the world), and never past the caller's deadline.
 
+A request that waits for room at a `Capacity` (the agents' and the narrator's) is sent
+as `client.post("/v1/messages", content=...)`, the SDK's own lower-level call, with
+the body serialized here exactly as `messages.create` serializes it (its keys in its
+order, its JSON settings; tests/unit/adapters/test_claude_request_body.py holds the
+two byte for byte equal), and parts given as `Prepared` (an agent's tools and system
+prompt, the same for every request it makes) serialized once, not for every request:
+the SDK copies and re-encodes a whole body each time (an agent's tools alone are
+15 KB), a fifth of Hearth's CPU on a 240-agent tick (`python -m bench minds`). The
+reply is parsed into the SDK's `Message` as the SDK parses it. What `messages.create`
+adds besides is left out: its deprecation warning (Hearth says that once, before the
+run) and its OpenTelemetry span (Hearth sets up no tracing). Other requests (no
+capacity, or a body this cannot serialize) go through `messages.create` as before.
+
 What is not worth retrying is sorted by `halting_cause`: a wrong key (401), a key
 without access (403), a model that does not exist or retired (404) and a request
 the API refuses as malformed (400, except a prompt too long for the context) can
@@ -20,6 +33,7 @@ its agents.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import time
@@ -28,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anthropic
+import httpx2
 
 from adapters.capacity import LONGEST_PAUSE, Capacity
 
@@ -56,6 +71,70 @@ class GaveUp(Exception):
         super().__init__(cause)
         self.cause = cause
         self.error = error
+
+
+class Prepared:
+    """A part of a request body that many requests send unchanged, serialized once."""
+
+    __slots__ = ("json", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.json = _dumps(value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Prepared) and other.json == self.json
+
+    def __hash__(self) -> int:
+        return hash(self.json)
+
+
+BODY_KEYS = ("max_tokens", "messages", "model", "cache_control", "container", "diagnostics",
+             "inference_geo", "metadata", "output_config", "service_tier", "speed",
+             "stop_sequences", "stream", "system", "thinking", "tool_choice", "tools")
+"""The body's keys in the order `messages.create` (anthropic 2.x) writes them."""
+
+
+def _dumps(value: Any) -> str:
+    """JSON as the SDK encodes a body (anthropic/_utils/_json.py)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def request_body(params: Mapping[str, Any]) -> bytes | None:
+    """The bytes `client.messages.create(**params)` would send, or None when this cannot
+    tell (a key it does not know, a value that is not plain JSON): the SDK then sends
+    the request itself."""
+    if not params.keys() <= _BODY_KEY_SET or params.get("stream"):
+        return None
+    try:
+        fields = [f'"{key}":' + (value.json if isinstance(value, Prepared) else _dumps(value))
+                  for key in BODY_KEYS if key in params
+                  for value in (params[key],)]
+    except (TypeError, ValueError):
+        return None
+    return ("{" + ",".join(fields) + "}").encode()
+
+
+_BODY_KEY_SET = frozenset(BODY_KEYS)
+
+
+def _plain(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The params with each Prepared part as its value, for the SDK's own call."""
+    return {k: v.value if isinstance(v, Prepared) else v for k, v in params.items()}
+
+
+async def _send(client: anthropic.AsyncAnthropic, timeout: float,
+                params: Mapping[str, Any]) -> tuple[anthropic.types.Message, httpx2.Headers]:
+    """One request through the SDK; the reply and its headers."""
+    body = request_body(params)
+    if body is None:
+        raw = await client.messages.with_raw_response.create(timeout=timeout, **_plain(params))
+        return await raw.parse(), raw.headers
+    response = await client.post("/v1/messages", cast_to=httpx2.Response, content=body,
+                                 options={"timeout": timeout})
+    # As the SDK parses a reply: its models built without validation (a field the
+    # SDK does not know yet is kept, not refused).
+    return anthropic.types.Message.construct(**response.json()), response.headers
 
 
 RETRIED_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
@@ -140,12 +219,11 @@ async def ask(
                 if timeout <= 0:
                     raise GaveUp("the turn's time with the API ran out")
             if ticket is None:
-                return await client.messages.create(timeout=timeout, **params)
-            raw = await client.messages.with_raw_response.create(timeout=timeout, **params)
-            message = await raw.parse()
+                return await client.messages.create(timeout=timeout, **_plain(params))
+            message, headers = await _send(client, timeout, params)
             usage = message.usage
             capacity.answered(  # type: ignore[union-attr]
-                ticket, raw.headers,
+                ticket, headers,
                 input_used=float((usage.input_tokens or 0)
                                  + (usage.cache_creation_input_tokens or 0)),
                 output_used=float(usage.output_tokens or 0))

@@ -15,12 +15,15 @@ within a deadline.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import ssl
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import anthropic
+import httpx2
 
 from adapters.capacity import Capacities
 from adapters.claude_calls import CallPolicy
@@ -61,8 +64,21 @@ class ClaudeParts:
 
 
 def new_client(api_key: str, timeout: float) -> anthropic.AsyncAnthropic:
-    """A client whose retries are Hearth's (adapters/claude_calls.py), not the SDK's."""
-    return anthropic.AsyncAnthropic(api_key=api_key, max_retries=0, timeout=timeout)
+    """A client whose retries are Hearth's (adapters/claude_calls.py), not the SDK's.
+
+    Agents are spread over a client for every few of them (adapters/client_shards.py),
+    so every client Hearth makes shares one TLS context: each would otherwise read the
+    system's certificates again (some 20 ms and their memory, per client). It is the
+    context the SDK's HTTP client makes by default (`SSL_CERT_FILE` and all), and the
+    client is the SDK's own `DefaultAsyncHttpxClient`, with the SDK's defaults."""
+    return anthropic.AsyncAnthropic(
+        api_key=api_key, max_retries=0, timeout=timeout,
+        http_client=anthropic.DefaultAsyncHttpxClient(verify=_tls_context()))
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    return httpx2.create_ssl_context()
 
 
 async def claude_parts(

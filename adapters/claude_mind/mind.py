@@ -46,6 +46,7 @@ from adapters.capacity import Capacities, CapacityClosed
 from adapters.claude_calls import (
     CallPolicy,
     GaveUp,
+    Prepared,
     ask,
     describe,
     halting_cause,
@@ -174,8 +175,9 @@ class ClaudeMind:
         self.on_budget = on_budget
         """Told once, in words, when a budget is reached (the run stops on it)."""
         self._told = False
-        self._systems: dict[str, list[dict[str, Any]]] = {}
-        self._tools: tuple[tuple[ToolSpec, ...], list[dict[str, Any]]] | None = None
+        # Serialized once (adapters/claude_calls.py Prepared): the same in every request.
+        self._systems: dict[str, Prepared] = {}
+        self._tools: tuple[tuple[ToolSpec, ...], Prepared] | None = None
 
     # ------------------------------------------------------------------ Mind
 
@@ -186,7 +188,7 @@ class ClaudeMind:
             raise ClaudeMindError(f"no Claude profile for {name} (is it in agents.yaml?)")
         system = self._systems.get(name)
         if system is None:
-            system = self._systems[name] = system_blocks(name, profile.personality)
+            system = self._systems[name] = Prepared(system_blocks(name, profile.personality))
         history = self.memory.history(name)
         # Compaction rewrites the start, which the open exchange's thinking is bound to:
         # it waits for a turn that finds the loop closed, unless the context is full.
@@ -231,10 +233,10 @@ class ClaudeMind:
                 self.on_budget(reached)
         return reached
 
-    def _tool_params(self, specs: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
+    def _tool_params(self, specs: tuple[ToolSpec, ...]) -> Prepared:
         kept = self._tools
         if kept is None or kept[0] != specs:
-            kept = self._tools = (specs, tool_params(specs))
+            kept = self._tools = (specs, Prepared(tool_params(specs)))
         return kept[1]
 
     def _trace(self, agent: str, record: Mapping[str, Any]) -> None:
@@ -250,8 +252,8 @@ class ClaudeTurn:
         start: TurnStart,
         profile: ClaudeProfile,
         history: list[h.Message],
-        system: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
+        system: Prepared,
+        tools: Prepared,
     ) -> None:
         self.mind = mind
         self.start = start

@@ -79,6 +79,8 @@ class StrictMessagesApi:
         self.served: list[Served] = []
         self.cache = cache.PromptCache(self.clock)
         self._replies: dict[str, dict[str, Any]] = {}
+        self._prefixes: thinking.Prefixes | None = None
+        """The newest request's Prefixes (thinking.py), which _reply reuses."""
         self._calls: dict[str, str] = {}
         self._buckets: dict[tuple[str, str, str], list[float]] = {}
         """(account, model, kind) -> [level, time of level]; RATE_LIMITS: token buckets."""
@@ -316,19 +318,22 @@ class StrictMessagesApi:
                   headers: dict[str, str]) -> dict[str, Any]:
         rule = self._model(body.get("model"))
         shape = check(body, rule)
-        kept = thinking.review(body, rule, account, self.models, self._replies, self._calls)
+        prefixes = thinking.Prefixes(body)  # each block made canonical once, used thrice
+        kept = thinking.review(body, rule, account, self.models, self._replies, self._calls,
+                               prefixes)
         dropped = []
         prompt = []
         for path, block in blocks(body):
+            text = prefixes.text(path)
             if block.get("type") in ("thinking", "redacted_thinking"):
                 if path not in kept:
                     dropped.append(path)
                 tokens = kept.get(path, 0)
             else:
-                tokens = self._tokens(thinking.canonical(block), rule)
+                tokens = self._tokens(text, rule)
             ttl = (block.get("cache_control") or {}).get("ttl", "5m") \
                 if block.get("cache_control") else None
-            prompt.append(cache.Block(thinking.canonical(block), tokens, ttl))
+            prompt.append(cache.Block(text, tokens, ttl))
         if body.get("cache_control") and prompt:  # automatic caching: on the last block
             prompt[-1] = cache.Block(prompt[-1].text, prompt[-1].tokens,
                                      body["cache_control"].get("ttl", "5m"))
@@ -347,6 +352,7 @@ class StrictMessagesApi:
             self.cache.entries = kept_cache
             raise
         request = Request(rule, body, account, shape.effort, shape.thinking, seed_of(body))
+        self._prefixes = prefixes  # for _reply (whose signature subclasses override)
         reply = self._reply(request, shape, self.behaviour(request))
         out = reply.pop("_spent")
         self._settle(account, rule.id, body["max_tokens"], out[0])
@@ -377,8 +383,8 @@ class StrictMessagesApi:
             used = min(think, limit)
             words = "" if shape.display == "omitted" else _filler(request.seed, used, rule)
             record = {"account": request.account, "model": rule.id, "reply": reply_id,
-                      "tokens": used, "prefix": thinking.prefix_hash(
-                          body.get("tools"), body.get("system"), body["messages"])}
+                      "tokens": used, "prefix": self._prefixes_of(body).hash(
+                          len(body["messages"]))}
             signature = thinking.sign(record, words)
             content.append({"type": "thinking", "thinking": words, "signature": signature})
             signatures.append(signature)
@@ -410,6 +416,11 @@ class StrictMessagesApi:
         return {"id": reply_id, "type": "message", "role": "assistant", "model": rule.id,
                 "content": content, "stop_reason": stop, "stop_sequence": None,
                 "_spent": (spent, thought)}
+
+    def _prefixes_of(self, body: dict[str, Any]) -> thinking.Prefixes:
+        """The Prefixes _messages made of this body (each block made canonical once)."""
+        made = self._prefixes
+        return made if made is not None and made.body is body else thinking.Prefixes(body)
 
     def _tokens(self, text: str, rule: ModelRule) -> int:
         return math.ceil(len(text) / 4 * rule.token_factor)

@@ -67,6 +67,41 @@ def prefix_hash(tools: Any, system: Any, messages: Sequence[Mapping[str, Any]],
     return hashlib.sha256(canonical(shape).encode()).hexdigest()[:32]
 
 
+class Prefixes:
+    """`prefix_hash` for every block of one request, each block made canonical once.
+
+    The canonical text of a list is its items' texts joined by commas, and cutting
+    cache_control out of the whole is cutting it out of each item, so the text
+    `prefix_hash` hashes is put together from the blocks' own texts (which the prompt
+    cache needs as well) instead of dumping the whole prefix again for every block."""
+
+    def __init__(self, body: Mapping[str, Any]) -> None:
+        self.body = body
+        system, messages = body.get("system"), body["messages"]
+        self.tools = [canonical(t) for t in body.get("tools") or []]
+        self.system = [canonical(b) for b in blocks_of(system)] if system is not None else []
+        self.roles = [json.dumps(m.get("role"), ensure_ascii=False) for m in messages]
+        self.blocks = [[canonical(b) for b in blocks_of(m.get("content"))] for m in messages]
+
+    def text(self, path: str) -> str:
+        """The canonical text of the block at `path` (as shape.blocks names it)."""
+        part, _, rest = path.partition(".")
+        if part == "tools":
+            return self.tools[int(rest)]
+        if part == "system":
+            return self.system[int(rest)]
+        i, _, j = rest.partition(".content.")
+        return self.blocks[int(i)][int(j)]
+
+    def hash(self, i: int, j: int = 0) -> str:
+        """`prefix_hash(tools, system, messages[:i], messages[i]["content"][:j])`."""
+        earlier = ",".join(f"[{self.roles[k]},[{','.join(self.blocks[k])}]]" for k in range(i))
+        head = ",".join(self.blocks[i][:j]) if i < len(self.blocks) else ""
+        text = (f"[[{','.join(self.tools)}],[{','.join(self.system)}],[{earlier}],"
+                f"[{head}]]")
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
 def sign(record: Mapping[str, Any], text: str) -> str:
     payload = base64.urlsafe_b64encode(canonical(record).encode()).decode().rstrip("=")
     return f"{payload}.{_mac(payload, text)}"
@@ -92,15 +127,17 @@ def _mac(payload: str, text: str) -> str:
 
 
 def review(body: Mapping[str, Any], rule: Any, account: str, catalog: Mapping[str, Any],
-           replies: Mapping[str, Mapping[str, Any]], calls: Mapping[str, str]) -> dict[str, int]:
+           replies: Mapping[str, Mapping[str, Any]], calls: Mapping[str, str],
+           prefixes: Prefixes | None = None) -> dict[str, int]:
     """Check every thinking block a request sends back; the blocks the model may use, by
     path, with the tokens each is billed for (dropped blocks are absent). Raises Refused.
 
-    `replies`: reply id -> {"signatures": [...], "model": id}; `calls`: tool_use id -> reply id.
+    `replies`: reply id -> {"signatures": [...], "model": id}; `calls`: tool_use id -> reply id;
+    `prefixes`: the body's Prefixes, if already made.
     """
     from tests.standin.shape import bad
 
-    tools, system, messages = body.get("tools"), body.get("system"), body["messages"]
+    messages = body["messages"]
     kept: dict[str, int] = {}
     for i, message in enumerate(messages):
         content = message.get("content")
@@ -135,8 +172,12 @@ def review(body: Mapping[str, Any], rule: Any, account: str, catalog: Mapping[st
             # if anything before the block (tools, system, earlier messages, earlier blocks of its
             # message) differs from what was sent when it was produced, the request is refused (the
             # default for accounts made after 2026-08-31, which every stand-in account is).
-            if writer is not None and writer.preserved and record["prefix"] != prefix_hash(
-                    tools, system, messages[:i], content[:j]):
+            if writer is not None and writer.preserved:
+                prefixes = prefixes or Prefixes(body)
+                bound = record["prefix"] != prefixes.hash(i, j)
+            else:
+                bound = False
+            if bound:
                 raise bad(f"{path}: Invalid `signature` in `thinking` block. The block is "
                           "bound to a different conversation. Remove the block, or set "
                           "`thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\". "

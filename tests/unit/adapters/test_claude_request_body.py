@@ -1,0 +1,130 @@
+"""A request that waits at a Capacity is sent by adapters/claude_calls.py through the SDK's
+lower-level `client.post`, its body serialized there (tools and system prompt once, as
+`Prepared`): the bytes, the headers and the parsed reply must be what the SDK's own
+`messages.create` sends and gives, and what cannot be serialized so goes the SDK's way."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anthropic
+import httpx2
+import pytest
+
+from adapters.capacity import Capacity
+from adapters.claude_calls import CallPolicy, Prepared, ask, request_body
+from tests.messages_standin import StrictMessagesApi
+
+REPLY = {
+    "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
+    "content": [{"type": "thinking", "thinking": "Where to?", "signature": "sig"},
+                {"type": "text", "text": "North it is ☀"},
+                {"type": "tool_use", "id": "toolu_01", "name": "walk",
+                 "input": {"direction": "north"}}],
+    "stop_reason": "tool_use", "stop_sequence": None,
+    "usage": {"input_tokens": 5, "output_tokens": 7, "cache_creation_input_tokens": 11,
+              "cache_read_input_tokens": 3, "service_tier": "standard",
+              "cache_creation": {"ephemeral_5m_input_tokens": 11,
+                                 "ephemeral_1h_input_tokens": 0},
+              "a_field_the_sdk_does_not_know": 1},
+}
+
+TOOLS = [{"name": "walk", "description": "Walk one cell. \"Quoted\", ünïcode, 🌲",
+          "input_schema": {"type": "object", "properties": {
+              "direction": {"type": "string", "enum": ["north", "south"]}},
+              "required": ["direction"]}}]
+SYSTEM = [{"type": "text", "text": "You are Ember.\n\n🌲 woods, 🌊 water \u2028 \\ end",
+           "cache_control": {"type": "ephemeral"}}]
+PARAMS: dict[str, Any] = {
+    "model": "claude-sonnet-5-5", "max_tokens": 1024, "system": SYSTEM, "tools": TOOLS,
+    "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "You see: grass ☘"}]},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_00", "name": "walk",
+             "input": {"direction": "south"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_00",
+                                      "content": "You walked.", "is_error": False,
+                                      "cache_control": {"type": "ephemeral"}}]}],
+    "output_config": {"effort": "low"}, "thinking": {"type": "adaptive"},
+    "tool_choice": {"type": "auto"}, "stop_sequences": ["THE END"], "metadata": {},
+}
+
+
+def _recording() -> tuple[anthropic.AsyncAnthropic, list[httpx2.Request]]:
+    seen: list[httpx2.Request] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return httpx2.Response(200, json=REPLY, headers={
+            "anthropic-ratelimit-requests-limit": "50",
+            "anthropic-ratelimit-requests-remaining": "49"})
+
+    client = anthropic.AsyncAnthropic(
+        api_key="test-key", max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    return client, seen
+
+
+def _room() -> Capacity:
+    return Capacity("test", start=4, ceiling=4)
+
+
+@pytest.mark.parametrize("prepared", [False, True])
+async def test_the_body_headers_and_reply_are_the_sdks_own(prepared: bool) -> None:
+    client, seen = _recording()
+    sdk = await client.messages.create(timeout=120.0, **PARAMS)
+    params = {**PARAMS, "tools": Prepared(TOOLS), "system": Prepared(SYSTEM)} \
+        if prepared else PARAMS
+    room = _room()
+    ours = await ask(client, CallPolicy(timeout=120.0), None, capacity=room, **params)
+    assert len(seen) == 2
+    assert seen[1].content == seen[0].content  # byte for byte
+    assert json.loads(seen[1].content)["tools"] == TOOLS
+    assert seen[1].method == seen[0].method and seen[1].url == seen[0].url
+    varying = {"x-stainless-retry-count", "idempotency-key"}
+    assert {k: v for k, v in seen[1].headers.items() if k not in varying} == \
+        {k: v for k, v in seen[0].headers.items() if k not in varying}
+    assert seen[1].headers["content-type"] == "application/json"
+    assert ours.model_dump() == sdk.model_dump()
+    assert [type(b) for b in ours.content] == [type(b) for b in sdk.content]
+    assert isinstance(ours, anthropic.types.Message)
+    assert ours.usage.cache_read_input_tokens == 3
+    assert room.buckets["requests"].limit == 50  # the headers reached the capacity
+
+
+def test_what_is_not_plain_json_or_not_known_is_left_to_the_sdk() -> None:
+    assert request_body(PARAMS) is not None
+    assert request_body({**PARAMS, "extra_headers": {"x": "y"}}) is None
+    assert request_body({**PARAMS, "stream": True}) is None
+    block = anthropic.types.TextBlock(type="text", text="a model, not a dict")
+    assert request_body({**PARAMS, "messages": [{"role": "user", "content": [block]}]}) is None
+    assert request_body({**PARAMS, "max_tokens": float("nan")}) is None
+    # A prepared part is spliced in as it was serialized, not serialized again.
+    assert request_body({**PARAMS, "tools": Prepared(TOOLS)}) == request_body(PARAMS)
+
+
+async def test_a_body_the_sdk_must_send_still_goes_and_is_the_same() -> None:
+    client, seen = _recording()
+    block = anthropic.types.TextBlock(type="text", text="a model, not a dict")
+    params = {**PARAMS, "messages": [{"role": "user", "content": [block]}]}
+    await client.messages.create(**params)
+    ours = await ask(client, CallPolicy(), None, capacity=_room(),
+                     **{**params, "tools": Prepared(TOOLS)})
+    assert seen[1].content == seen[0].content
+    assert ours.stop_reason == "tool_use"
+
+
+async def test_refusals_come_back_as_the_sdks_errors() -> None:
+    """The strict stand-in refuses a malformed request (400) through the post path as
+    through messages.create: the same exception, which claude_calls judges."""
+    api = StrictMessagesApi()
+    client = api.client()
+    bad = {**PARAMS, "messages": [{"role": "assistant", "content": "first"}],
+           "thinking": {"type": "enabled"}}
+    with pytest.raises(anthropic.BadRequestError) as sdk:
+        await client.messages.create(**bad)
+    with pytest.raises(anthropic.BadRequestError) as ours:
+        await ask(client, CallPolicy(), None, capacity=_room(), **bad)
+    assert ours.value.status_code == sdk.value.status_code == 400
+    assert ours.value.body == {**sdk.value.body, "request_id": ours.value.body["request_id"]}
