@@ -353,6 +353,41 @@ class Capacity:
             self._settled = True
             self._set_window(self._best[0] if rate < self._best[1] else self.window)
 
+    # ------------------------------------------------------------------ between runs
+
+    def said(self) -> dict[str, object] | None:
+        """What the endpoint said of its limits, to start the next run with (None: it
+        said nothing): each bucket's limit and Hearth's copy of its level, at `wall()`."""
+        if not self.buckets:
+            return None
+        now = self.clock()
+        for bucket in self.buckets.values():
+            bucket.refill(now)
+        return {"at": self.wall(), "input_guess": self._input_guess,
+                "buckets": {kind: [b.limit, b.level] for kind, b in self.buckets.items()}}
+
+    def assume(self, said: Mapping[str, object]) -> None:
+        """Start from what the endpoint said in an earlier run (`said`): each bucket at
+        its level then, refilled for the time since at its rate, the window open as
+        after a first answer. Headers correct the copy from the first answer on, and a
+        429 (another program spent the key meanwhile) pauses and halves as ever."""
+        buckets, since = said.get("buckets"), said.get("at")
+        if not isinstance(buckets, Mapping) or not isinstance(since, int | float):
+            return
+        now, elapsed = self.clock(), max(0.0, self.wall() - float(since))
+        for kind, pair in buckets.items():
+            if kind in KINDS and isinstance(pair, list | tuple) and len(pair) == 2 and all(
+                    isinstance(x, int | float) and math.isfinite(x) for x in pair):
+                limit, level = float(pair[0]), float(pair[1])
+                if limit > 0:
+                    self.buckets[kind] = Bucket(limit, max(0.0, min(limit, level)), now - elapsed)
+                    self.buckets[kind].refill(now)
+        guess = said.get("input_guess")
+        if isinstance(guess, int | float) and math.isfinite(guess) and guess >= 0:
+            self._input_guess = float(guess)
+        if self.buckets:
+            self._grow_with_limits()
+
     def _set_window(self, size: int) -> None:
         if size != self.window:
             self.window = size
@@ -372,20 +407,39 @@ class Capacity:
 class Capacities:
     """One Capacity per endpoint and model, for everything one process sends."""
 
-    def __init__(self, *, start: int, ceiling: int, clock: Clock = time.monotonic) -> None:
-        self.start, self.ceiling, self.clock = start, ceiling, clock
+    def __init__(self, *, start: int, ceiling: int, clock: Clock = time.monotonic,
+                 wall: Clock = time.time,
+                 remembered: Mapping[str, Mapping[str, object]] | None = None) -> None:
+        self.start, self.ceiling, self.clock, self.wall = start, ceiling, clock, wall
+        self.remembered = dict(remembered or {})
+        """What endpoints said in an earlier run, by `key` (adapters/capacity_memory.py)."""
         self._rooms: dict[tuple[str, str], Capacity] = {}
+
+    @staticmethod
+    def key(endpoint: str, model: str) -> str:
+        return f"{model} at {endpoint.rstrip('/')}"
 
     def of(self, endpoint: str, model: str) -> Capacity:
         key = (endpoint.rstrip("/"), model)
         room = self._rooms.get(key)
         if room is None:
-            room = self._rooms[key] = Capacity(f"{model} at {key[0]}", start=self.start,
-                                               ceiling=self.ceiling, clock=self.clock)
+            name = self.key(endpoint, model)
+            room = self._rooms[key] = Capacity(name, start=self.start, ceiling=self.ceiling,
+                                               clock=self.clock, wall=self.wall)
+            if (said := self.remembered.get(name)) is not None:
+                room.assume(said)
         return room
 
     def all(self) -> dict[tuple[str, str], Capacity]:
         return dict(self._rooms)
+
+    def said(self) -> dict[str, dict[str, object]]:
+        """What each endpoint said this run, with what earlier runs said of the others."""
+        told = dict(self.remembered)
+        for room in self._rooms.values():
+            if (said := room.said()) is not None:
+                told[room.name] = said
+        return told
 
 
 def _number(raw: str | None) -> float | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from adapters.capacity import Capacities
+from adapters.capacity_memory import read_limits, write_limits
 from adapters.mind_choice import CLAUDE, LOCAL, REPLAY, MindChoiceError, mind_kinds
 from adapters.offline_mind import OfflineMind
 from config import HearthConfig, RuntimeEnv
@@ -76,7 +77,8 @@ async def wire_engine(
 
     scheduling = config.settings.scheduling
     capacities = Capacities(start=scheduling.model_requests_start,
-                            ceiling=scheduling.model_requests_max)
+                            ceiling=scheduling.model_requests_max,
+                            remembered=read_limits(env.data_dir))
     parts = await _claude_parts(speakers, config, env, storage, meter, reached, capacities)
     await _check_prices(meter, speakers, config, parts)
     claude = parts.mind if parts is not None else None
@@ -110,6 +112,11 @@ async def wire_engine(
     for client in parts.clients if parts is not None else ():
         clients[id(client)] = client
     engine.on_close += [client.close for client in clients.values()]
+
+    async def keep_limits() -> None:  # the next run starts knowing them
+        write_limits(env.data_dir, capacities.said())
+
+    engine.on_close.append(keep_limits)
     if replayed is not None:
         engine.on_close.append(replayed.close)
     return WiredEngine(engine, meter, claude)

@@ -198,3 +198,24 @@ def test_each_budget_stops_a_run(tmp_path: Path, api: str, served: _Served, line
                         ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api)
         assert again.returncode == 3 and said in again.stdout
         assert len(served.bodies) == sent
+
+
+def test_a_run_keeps_the_limits_it_was_told_for_the_next_run(tmp_path: Path) -> None:
+    """adapters/capacity_memory.py: what the answers' rate-limit headers said is kept in
+    data/limits.json as the run closes, for the next run to start from."""
+    standin = StrictMessagesApi(rpm=600, otpm=4_000_000)
+    with standin.serve() as url:
+        made = _hearth(tmp_path, "--init", "--seed", "5", "--size", "48x40")
+        assert made.returncode == 0, made.stderr
+        seen = []
+        for _ in range(2):
+            run = _hearth(tmp_path, "--run", "1", "--mind", "claude",
+                          ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=url)
+            assert run.returncode == 0, run.stdout + run.stderr
+            kept = json.loads((tmp_path / "data" / "limits.json").read_text())
+            said = kept["endpoints"][f"claude-sonnet-5-5 at {url.rstrip('/')}"]
+            assert said["buckets"]["requests"][0] == 600
+            assert said["buckets"]["output-tokens"][0] == 4_000_000
+            seen.append(said["at"])
+    assert standin.refused == []
+    assert seen[1] > seen[0]  # the second run told its own
