@@ -184,21 +184,4 @@ def _restored(state: Mapping[str, Any] | None,
 
 
 def _problem_of(kind: str) -> Callable[[Any], str | None]:
-    return claude_history_problem if kind == "claude" else local_history.history_problem
-
-
-def claude_history_problem(messages: Any) -> str | None:
-    """Why a stored Claude history cannot be sent as it is, or None if it can: the check
-    ClaudeMind's memory makes as it restores a state (adapters/claude_mind/mind.py
-    `_history_problem`, pinned to it by tests/integration/test_memory_rebuild.py)."""
-    if not isinstance(messages, list):
-        return "it is not a list of messages"
-    for i, message in enumerate(messages):
-        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
-            return f"message {i} has no user or assistant role"
-        content = message.get("content")
-        if not isinstance(content, list) or not content:
-            return f"message {i} has no content blocks"
-        if not all(isinstance(b, Mapping) and isinstance(b.get("type"), str) for b in content):
-            return f"message {i} has a block without a type"
-    return None
+    return claude_history.history_problem if kind == "claude" else local_history.history_problem

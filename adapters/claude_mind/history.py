@@ -27,6 +27,22 @@ SILENCE = "(silence)"
 """Stands in for an assistant reply that said nothing, which the API refuses to take back."""
 
 
+def history_problem(messages: Any) -> str | None:
+    """Why a stored history cannot be sent as it is, or None if it can (a state restored
+    from the database, or rebuilt from turn records: adapters/memory_rebuild.py)."""
+    if not isinstance(messages, list):
+        return "it is not a list of messages"
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
+            return f"message {i} has no user or assistant role"
+        content = message.get("content")
+        if not isinstance(content, list) or not content:
+            return f"message {i} has no content blocks"
+        if not all(isinstance(b, Mapping) and isinstance(b.get("type"), str) for b in content):
+            return f"message {i} has a block without a type"
+    return None
+
+
 def user_text(text: str) -> Message:
     return {"role": "user", "content": [{"type": "text", "text": text}]}
 

@@ -167,7 +167,7 @@ class ClaudeMind:
         """True once the run is stopping: a turn then asks no more (open calls are
         answered "not run" at its end), so Ctrl+C does not wait for a whole tool loop."""
         self.memory = ModelMemory(
-            compact=compact, size=history_chars, problem=_history_problem,
+            compact=compact, size=history_chars, problem=h.history_problem,
             compact_above_chars=compact_above_chars, keep_recent_chars=keep_recent_chars,
             summary_max_chars=summary_max_chars, trace=trace)
         self.meter = meter
@@ -444,18 +444,3 @@ def _block(block: Any) -> dict[str, Any]:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
-
-
-def _history_problem(messages: Any) -> str | None:
-    """Why a stored history cannot be sent as it is, or None if it can."""
-    if not isinstance(messages, list):
-        return "it is not a list of messages"
-    for i, message in enumerate(messages):
-        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
-            return f"message {i} has no user or assistant role"
-        content = message.get("content")
-        if not isinstance(content, list) or not content:
-            return f"message {i} has no content blocks"
-        if not all(isinstance(b, Mapping) and isinstance(b.get("type"), str) for b in content):
-            return f"message {i} has a block without a type"
-    return None

@@ -58,6 +58,7 @@ class FaultyDisk:
         self.backing, self.mount = backing, mount
         self.failing: dict[str, int] = {}
         self.refused: list[tuple[str, str]] = []  # (operation, path) answered with a fault
+        self.broken: list[str] = []  # requests this server itself failed on (a bug here)
         self._paths: dict[int, str] = {1: ""}
         self._nodes: dict[str, int] = {"": 1}
         self._next_node = 2
@@ -111,6 +112,9 @@ class FaultyDisk:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._files.clear()
+        if self.broken:
+            pytest.fail(f"the test's FUSE server failed to answer: {self.broken[:3]}",
+                        pytrace=False)
 
     # --- the loop ----------------------------------------------------------------------
 
@@ -133,6 +137,12 @@ class FaultyDisk:
                 error = 0
             except OSError as exc:
                 reply, error = b"", -(exc.errno or errno.EIO)
+            except Exception as exc:  # noqa: BLE001 - a bug here must never end the loop:
+                # the kernel would wait on this server forever, and with it every process
+                # touching the mount (a hung suite). The caller gets EIO; `stop` fails
+                # the test, naming the bug.
+                self.broken.append(f"{op}: {exc!r}")
+                reply, error = b"", -errno.EIO
             with contextlib.suppress(OSError):  # ENOENT: the caller was interrupted
                 os.write(self._fd, OUT_HEADER.pack(OUT_HEADER.size + len(reply), error,
                                                    unique) + reply)

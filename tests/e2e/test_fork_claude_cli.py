@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_run_claude_cli import _hearth
+from tests.e2e.worlds import minds_rows
 from tests.messages_standin import StrictMessagesApi
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -121,15 +122,6 @@ def _config(where: Path) -> Path:
     return where
 
 
-def _minds(db: Path) -> dict[str, tuple[str, str, int]]:
-    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        return {a: (k, s, t) for a, k, s, t in conn.execute(
-            "SELECT agent, kind, state, tick FROM minds")}
-    finally:
-        conn.close()
-
-
 @pytest.mark.slow
 def test_a_claude_fork_between_snapshots_holds_the_memories_of_its_tick(
         tmp_path: Path) -> None:
@@ -157,11 +149,11 @@ def test_a_claude_fork_between_snapshots_holds_the_memories_of_its_tick(
         assert "from its snapshot of tick 5, 3 tick(s) walked again" in forked.stdout
         assert "memory is as at the snapshot" not in forked.stdout
 
-        memories = _minds(fork / "data" / "world.db")
+        memories = minds_rows(fork / "data" / "world.db")
         assert {k for k, _s, _t in memories.values()} == {"claude"}
-        assert memories == _minds(twin / "data" / "world.db")
+        assert memories == minds_rows(twin / "data" / "world.db")
         # The memories did change after the snapshot, compaction included.
-        at_snapshot = _minds(fork / "data" / "snapshots" / "snapshot_5.db")
+        at_snapshot = minds_rows(fork / "data" / "snapshots" / "snapshot_5.db")
         assert all(memories[a] != at_snapshot.get(a) for a in memories)
         conn = sqlite3.connect(parent / "data" / "world.db")
         try:
@@ -181,5 +173,6 @@ def test_a_claude_fork_between_snapshots_holds_the_memories_of_its_tick(
             replayed = _hearth(fork, "--config-dir", str(config), "--run", str(ticks),
                                "--quiet", "--mind", "replay", ANTHROPIC_BASE_URL=url)
             assert replayed.returncode == 0, replayed.stdout + replayed.stderr
-            assert _minds(fork / "data" / "world.db") == _minds(same_as / "data" / "world.db")
+            assert (minds_rows(fork / "data" / "world.db")
+                    == minds_rows(same_as / "data" / "world.db"))
         assert len(standin.served) == asked  # the fork asked no model anything

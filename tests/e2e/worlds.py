@@ -88,6 +88,16 @@ def world(data: Path, homes: Path) -> dict[str, object]:
     return out
 
 
+def minds_rows(db: Path) -> dict[str, tuple[str, str, int]]:
+    """Each agent's stored mind: (kind, state JSON, the tick it was written), read-only."""
+    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return {a: (k, s, t) for a, k, s, t in conn.execute(
+            "SELECT agent, kind, state, tick FROM minds")}
+    finally:
+        conn.close()
+
+
 def copy_world(made: Path, data: Path, homes: Path) -> tuple[Path, Path]:
     shutil.copytree(made / "data", data)
     shutil.copytree(made / "agents", homes)

@@ -13,6 +13,7 @@ from adapters.memory_rebuild import MemoryLimits
 from adapters.replay_mind import RecordedTurns, ReplayMind
 from core.types import AgentName
 from services.mind import ToolOutcome, TurnStart
+from tests.integration.test_replay_mind import RECORDS
 
 LIMITS = MemoryLimits(3_000, 900)
 EMBER = AgentName("Ember")
@@ -39,12 +40,7 @@ def _source(tmp_path: Path, last: dict[str, Any], *, damaged: int | None = None
             ) -> RecordedTurns:
     db = tmp_path / "world.db"
     conn = sqlite3.connect(db)
-    conn.executescript(
-        "CREATE TABLE world_state (id INTEGER PRIMARY KEY, tick INTEGER);"
-        "INSERT INTO world_state VALUES (1, 9);"
-        "CREATE TABLE turns (tick INTEGER, agent TEXT, mind TEXT, actions INTEGER, "
-        "ended TEXT, record TEXT, PRIMARY KEY (tick, agent));"
-        "CREATE TABLE minds (agent TEXT PRIMARY KEY, kind TEXT, state TEXT, tick INTEGER);")
+    conn.executescript(RECORDS)
     walk = {"tool": "walk", "args": {"direction": "north"}, "ok": True, "text": "You walk."}
     for tick in (3, 4, 5):
         mind: dict[str, Any] = {"mind": "claude", "model": "m", "messages": _turn(tick)}

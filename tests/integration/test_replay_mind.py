@@ -13,16 +13,19 @@ from adapters.replay_mind import OVER_THE_LIMIT, RecordedTurns, ReplayMind, Repl
 from core.types import AgentName
 from services.mind import MindError, MindHalt, ToolOutcome, TurnStart
 
+RECORDS = (
+    "CREATE TABLE world_state (id INTEGER PRIMARY KEY, tick INTEGER);"
+    "INSERT INTO world_state VALUES (1, 9);"
+    "CREATE TABLE turns (tick INTEGER, agent TEXT, mind TEXT, actions INTEGER, "
+    "ended TEXT, record TEXT, PRIMARY KEY (tick, agent));"
+    "CREATE TABLE minds (agent TEXT PRIMARY KEY, kind TEXT, state TEXT, tick INTEGER);")
+"""The tables a replay mind reads from its source world, its clock at tick 9."""
+
 
 def _source(tmp_path: Path) -> RecordedTurns:
     db = tmp_path / "world.db"
     conn = sqlite3.connect(db)
-    conn.executescript(
-        "CREATE TABLE world_state (id INTEGER PRIMARY KEY, tick INTEGER);"
-        "INSERT INTO world_state VALUES (1, 9);"
-        "CREATE TABLE turns (tick INTEGER, agent TEXT, mind TEXT, actions INTEGER, "
-        "ended TEXT, record TEXT, PRIMARY KEY (tick, agent));"
-        "CREATE TABLE minds (agent TEXT PRIMARY KEY, kind TEXT, state TEXT, tick INTEGER);")
+    conn.executescript(RECORDS)
     walk = {"tool": "walk", "args": {"direction": "north"}, "ok": True, "text": "You walk."}
     note = {"tool": "append_file", "args": {"path": "notes.md", "text": "x"}, "ok": True,
             "text": "Added."}

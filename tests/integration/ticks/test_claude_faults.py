@@ -14,6 +14,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from storage import Storage
 from storage.traces import TraceWriter
@@ -77,7 +78,10 @@ async def test_a_fault_in_one_turn_leaves_the_tick_to_everyone_else(
 
     api = ScriptedApi(otherwise=model)
     traces = TraceWriter(tmp_path / "traces")
-    mind = ClaudeMind(api.client(max_retries=1), profiles, trace=traces.write_now)
+    # Hearth's own retries as they are, but waiting a hundredth of a second, not 0.5 s
+    # doubling: what is tested is where a fault ends, not how long it is waited out.
+    mind = ClaudeMind(api.client(max_retries=1), profiles, trace=traces.write_now,
+                      policy=CallPolicy(backoff=0.01))
     async with make_engine(mind) as engine:
         ctx = await engine.tick_once()
 

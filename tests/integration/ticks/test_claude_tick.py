@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from storage import Storage
 from tests.fake_anthropic import ScriptedApi, error, reply, text, tool_use
@@ -87,7 +88,8 @@ async def test_one_agents_failing_api_leaves_the_tick_to_everyone_else(
         return _model(body)
 
     api = ScriptedApi(otherwise=model)
-    async with make_engine(ClaudeMind(api.client(), profiles)) as engine:
+    fast = CallPolicy(backoff=0.01)  # every retry made, each waited a hundredth of a second
+    async with make_engine(ClaudeMind(api.client(), profiles, policy=fast)) as engine:
         ctx = await engine.tick_once()
     results = dict(ctx.turn_results)
     assert ctx.completed and set(results) == set(profiles)

@@ -21,6 +21,7 @@ from adapters.claude_models import check_models
 from config import HearthConfig
 from core.types import AgentName
 from engine.fork import fork_world
+from tests.e2e.worlds import minds_rows
 from tests.integration.ticks.test_memory_rebuild import (
     LIMITS,
     SONNET,
@@ -32,15 +33,6 @@ from tests.integration.ticks.test_memory_rebuild import (
 from tests.messages_standin import StrictMessagesApi
 
 TICKS, FORK_AT, SNAPSHOT = 5, 3, 2
-
-
-def _minds(db: Path) -> dict[str, tuple[str, str, int]]:
-    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        return {a: (k, s, t) for a, k, s, t in conn.execute(
-            "SELECT agent, kind, state, tick FROM minds")}
-    finally:
-        conn.close()
 
 
 def _configured(config: HearthConfig) -> HearthConfig:
@@ -74,13 +66,13 @@ async def test_a_fork_between_snapshots_holds_each_claude_minds_memory_of_its_ti
     assert api.refused == []
     asked = len(api.served)
     parent = small_world
-    snapshot = _minds(parent / "snapshots" / f"snapshot_{SNAPSHOT}.db")
+    snapshot = minds_rows(parent / "snapshots" / f"snapshot_{SNAPSHOT}.db")
     want = {n: ("claude", lived[FORK_AT - 1][n], at_fork[n]) for n in names}
     assert all(snapshot[n] != want[n] for n in names)  # every memory changed since
 
     report = await fork_world(parent, config, FORK_AT, tmp_path / "fork")
     assert report.base == SNAPSHOT and report.notes == ()
-    assert _minds(tmp_path / "fork" / "data" / "world.db") == want
+    assert minds_rows(tmp_path / "fork" / "data" / "world.db") == want
     assert len(api.served) == asked  # no model was asked
 
     damaged = names[0]
@@ -100,6 +92,6 @@ async def test_a_fork_between_snapshots_holds_each_claude_minds_memory_of_its_ti
         f"{damaged}'s memory is as at the snapshot of tick {SNAPSHOT}, not tick {FORK_AT}: "
         f"its turn at tick {SNAPSHOT} holds no messages to rebuild the memory from (a "
         "record older than them, or damaged)",)
-    forked = _minds(tmp_path / "again" / "data" / "world.db")
+    forked = minds_rows(tmp_path / "again" / "data" / "world.db")
     assert forked[damaged] == snapshot[damaged]
     assert {n: forked[n] for n in names[1:]} == {n: want[n] for n in names[1:]}

@@ -25,13 +25,12 @@ from typing import Any
 import pytest
 
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
-from adapters.claude_mind.mind import _history_problem
+from adapters.claude_mind.history import history_problem
 from adapters.claude_models import check_models
 from adapters.memory_rebuild import (
     CannotRebuild,
     MemoryLimits,
     after_turn,
-    claude_history_problem,
 )
 from adapters.openai_mind import OpenAIMind, OpenAIProfile
 from config import HearthConfig
@@ -249,5 +248,6 @@ def test_a_turn_the_mind_never_began_leaves_the_memory_and_a_bad_one_starts_afre
     [{"role": "user", "content": [{"text": "no type"}]}], [{"role": "user", "content": [1]}],
     [_text("user", "fine"), _text("assistant", "fine too")], ["not a message"],
 ])
-def test_the_stored_history_check_is_claude_minds_own(messages: Any) -> None:
-    assert claude_history_problem(messages) == _history_problem(messages)
+def test_a_history_claude_cannot_be_sent_is_refused(messages: Any) -> None:
+    fine = messages in ([], [_text("user", "fine"), _text("assistant", "fine too")])
+    assert (history_problem(messages) is None) == fine
