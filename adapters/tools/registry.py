@@ -116,7 +116,7 @@ class ToolRegistry:
         return iter(self._tools.values())
 
     def __contains__(self, name: object) -> bool:
-        return name in self._tools
+        return self.tool(name) is not None
 
     @property
     def by_name(self) -> Mapping[str, Tool]:

@@ -34,3 +34,4 @@ def test_two_tools_of_one_name_are_refused() -> None:
         TOOLS.with_tools(walk)
     assert "walk" in ToolRegistry(walk) and "hum" not in ToolRegistry(walk)
     assert ToolRegistry(walk).tool(["walk"]) is None  # a name that is no text finds nothing
+    assert ["walk"] not in ToolRegistry(walk)
