@@ -16,21 +16,16 @@ import json
 import sqlite3
 from pathlib import Path
 
-from adapters.claude_mind import ClaudeMind, ClaudeProfile
-from adapters.claude_models import check_models
 from config import HearthConfig
 from core.types import AgentName
 from engine.fork import fork_world
 from tests.e2e.worlds import minds_rows
 from tests.integration.ticks.test_memory_rebuild import (
     LIMITS,
-    SONNET,
-    TODAY,
     _canonical,
     _names,
-    _sometimes_twice,
+    claude_over_standin,
 )
-from tests.messages_standin import StrictMessagesApi
 
 TICKS, FORK_AT, SNAPSHOT = 5, 3, 2
 
@@ -47,11 +42,7 @@ async def test_a_fork_between_snapshots_holds_each_claude_minds_memory_of_its_ti
         make_engine, small_world: Path, config: HearthConfig, tmp_path: Path) -> None:
     config = _configured(config)
     names = await _names(small_world)
-    api = StrictMessagesApi(behaviour=_sometimes_twice)
-    client = api.client()
-    lineup = await check_models(client, {SONNET: names}, TODAY)
-    mind = ClaudeMind(client, {n: ClaudeProfile(SONNET, "Curious.", "low") for n in names},
-                      lineup=lineup, **LIMITS)
+    api, mind = await claude_over_standin(names)
     lived: list[dict[str, str]] = []
     written: dict[str, int] = {}  # the tick each agent's memory last changed
     async with make_engine(mind, config=config) as engine:

@@ -104,14 +104,19 @@ async def _names(data: Path) -> list[str]:
         return sorted(a.name for a in await storage.agents.get_all_agents())
 
 
-async def test_claude_memories_rebuilt_from_the_records_are_the_minds_own(
-        make_engine, small_world: Path, config: HearthConfig) -> None:
-    names = await _names(small_world)
+async def claude_over_standin(names: list[str]) -> tuple[StrictMessagesApi, ClaudeMind]:
+    """Claude minds for `names` over the strict stand-in, with this file's small limits."""
     api = StrictMessagesApi(behaviour=_sometimes_twice)
     client = api.client()
     lineup = await check_models(client, {SONNET: names}, TODAY)
-    mind = ClaudeMind(client, {n: ClaudeProfile(SONNET, "Curious.", "low") for n in names},
-                      lineup=lineup, **LIMITS)
+    return api, ClaudeMind(client, {n: ClaudeProfile(SONNET, "Curious.", "low")
+                                    for n in names}, lineup=lineup, **LIMITS)
+
+
+async def test_claude_memories_rebuilt_from_the_records_are_the_minds_own(
+        make_engine, small_world: Path, config: HearthConfig) -> None:
+    names = await _names(small_world)
+    api, mind = await claude_over_standin(names)
     lived = await _live(make_engine, config, mind, names)
     assert api.refused == []
 
