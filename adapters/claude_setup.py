@@ -25,6 +25,7 @@ from typing import Any
 import anthropic
 import httpx2
 
+from adapters.asyncio_network import use_asyncio_network
 from adapters.capacity import Capacities
 from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
@@ -63,17 +64,21 @@ class ClaudeParts:
     clients: list[anthropic.AsyncAnthropic] = field(default_factory=list)
 
 
-def new_client(api_key: str, timeout: float) -> anthropic.AsyncAnthropic:
+def new_client(api_key: str, timeout: float, *,
+               base_url: str | None = None) -> anthropic.AsyncAnthropic:
     """A client whose retries are Hearth's (adapters/claude_calls.py), not the SDK's.
 
     Agents are spread over a client for every few of them (adapters/client_shards.py),
     so every client Hearth makes shares one TLS context: each would otherwise read the
     system's certificates again (some 20 ms and their memory, per client). It is the
     context the SDK's HTTP client makes by default (`SSL_CERT_FILE` and all), and the
-    client is the SDK's own `DefaultAsyncHttpxClient`, with the SDK's defaults."""
-    return anthropic.AsyncAnthropic(
-        api_key=api_key, max_retries=0, timeout=timeout,
-        http_client=anthropic.DefaultAsyncHttpxClient(verify=_tls_context()))
+    client is the SDK's own `DefaultAsyncHttpxClient`, with the SDK's defaults, its
+    connections on asyncio's transports (adapters/asyncio_network.py). `base_url`:
+    another endpoint than the SDK's (None: the SDK's, `ANTHROPIC_BASE_URL` included)."""
+    http = anthropic.DefaultAsyncHttpxClient(verify=_tls_context())
+    use_asyncio_network(http)
+    return anthropic.AsyncAnthropic(api_key=api_key, max_retries=0, timeout=timeout,
+                                    http_client=http, base_url=base_url)
 
 
 @functools.cache

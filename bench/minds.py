@@ -197,14 +197,13 @@ def _serve(limits: Mapping[str, int], latency: float) -> None:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
-                arrived = time.monotonic()
                 lines = head.decode("latin-1").split("\r\n")
                 method, path, _ = lines[0].split(" ", 2)
                 headers = [tuple(part.strip() for part in line.split(":", 1))
                            for line in lines[1:] if ":" in line]
                 size = next((int(v) for k, v in headers if k.lower() == "content-length"), 0)
                 body = await reader.readexactly(size) if size else b""
-                began = time.monotonic()
+                arrived = began = time.monotonic()  # the whole request is in
                 response = api.handler(httpx2.Request(
                     method, f"http://127.0.0.1{path}", headers=headers, content=body))
                 busy[0] += time.monotonic() - began
@@ -241,7 +240,7 @@ async def _claude_run(count: int, ticks: int, limits: Mapping[str, int],
     import anthropic
 
     from adapters.capacity import Capacities
-    from adapters.claude_setup import Speaker, claude_parts
+    from adapters.claude_setup import Speaker, claude_parts, new_client
     from engine import HearthEngine
     from storage import Storage
 
@@ -259,8 +258,7 @@ async def _claude_run(count: int, ticks: int, limits: Mapping[str, int],
     with _served(limits, latency) as (url, seen), tempfile.TemporaryDirectory() as tmp:
 
         def client(api_key: str, timeout: float) -> anthropic.AsyncAnthropic:
-            return anthropic.AsyncAnthropic(api_key=api_key, max_retries=0, timeout=timeout,
-                                            base_url=url)
+            return new_client(api_key, timeout, base_url=url)  # as a run makes them
 
         async with Storage(Path(tmp) / "data") as storage:
             await write_world(storage, world, config)

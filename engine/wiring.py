@@ -267,10 +267,8 @@ def _local_minds(
     names (`api_key_env`); a variable that is not set is refused before anything runs."""
     if not residents:
         return {}
-    import openai  # only when a local model speaks for someone
-
     from adapters.client_shards import clients_needed
-    from adapters.openai_mind import OpenAIMind, OpenAIProfile
+    from adapters.openai_mind import OpenAIMind, OpenAIProfile, local_client
 
     settings = config.settings.claude
     configured = {a.name: a for a in config.agents.agents}
@@ -284,9 +282,8 @@ def _local_minds(
         if not key:
             raise CliError(f"{', '.join(a.name for a in agents)} use {url} with the key in "
                            f"${key_env}, which is not set", EXIT_USAGE)
-        client, *more = [openai.AsyncOpenAI(base_url=url, api_key=key,
-                                            max_retries=settings.max_retries,
-                                            timeout=settings.timeout_seconds)
+        client, *more = [local_client(url, key, settings.max_retries,
+                                      settings.timeout_seconds)
                          for _ in range(clients_needed(len(agents)))]
         mind = OpenAIMind(client, {a.name: OpenAIProfile(a.model_id, a.personality)
                                    for a in agents}, more_clients=more,

@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from adapters.capacity import Capacity
-from adapters.claude_calls import CallPolicy, Prepared, ask, request_body
+from adapters.claude_calls import CallPolicy, Prepared, ask, parse_message, request_body
 from tests.messages_standin import StrictMessagesApi
 
 REPLY = {
@@ -128,3 +128,34 @@ async def test_refusals_come_back_as_the_sdks_errors() -> None:
         await ask(client, CallPolicy(), None, capacity=_room(), **bad)
     assert ours.value.status_code == sdk.value.status_code == 400
     assert ours.value.body == {**sdk.value.body, "request_id": ours.value.body["request_id"]}
+
+
+def _variant(**changes: Any) -> dict[str, Any]:
+    return {**REPLY, **changes}
+
+
+@pytest.mark.parametrize("reply", [
+    REPLY,
+    _variant(content=[{"type": "redacted_thinking", "data": "EmwKAhgB"},
+                      {"type": "text", "text": "", "citations": None}]),
+    _variant(content=[{"type": "a_block_from_a_newer_api", "stuff": [1, 2]}]),
+    _variant(stop_reason="a_reason_from_a_newer_api"),
+    _variant(usage={"input_tokens": None, "output_tokens": 1}),
+    _variant(container={"id": "c1", "expires_at": "2026-11-28T12:00:00Z"}),
+], ids=["tools", "redacted", "unknown-block", "unknown-stop", "odd-usage", "container"])
+# The SDK's own warning, dumping a block it does not know:
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
+async def test_a_reply_is_read_as_the_sdk_reads_it(reply: dict[str, Any]) -> None:
+    """What the reply is parsed into (pydantic's one pass, or the SDK's own build for
+    what that refuses) is what `messages.create` gives, types and values."""
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json=reply)
+
+    client = anthropic.AsyncAnthropic(
+        api_key="test-key", max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    sdk = await client.messages.create(**PARAMS)
+    ours = parse_message(json.dumps(reply).encode())
+    assert ours.model_dump() == sdk.model_dump()
+    assert [type(b) for b in ours.content] == [type(b) for b in sdk.content]
+    assert type(ours.usage) is type(sdk.usage)

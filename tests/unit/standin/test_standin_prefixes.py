@@ -64,3 +64,20 @@ def test_a_changed_block_changes_the_hash_after_it():
     other = thinking.Prefixes(changed)
     assert other.hash(1, 1) == fast.hash(1, 1)  # the thinking block's own prefix is unchanged
     assert other.hash(2) != fast.hash(2)
+
+
+def test_canonical_each_is_each_canonical_and_never_stale() -> None:
+    """The remembered answers are the items' own, and an item changed in any way (a
+    key's order aside, which canonical ignores too) is made canonical afresh."""
+    tools = [{"name": "walk", "input_schema": {"type": "object"},
+              "cache_control": {"type": "ephemeral"}},
+             {"name": "look", "description": "Look around."}]
+    first = thinking.canonical_each(tools)
+    assert first == [thinking.canonical(t) for t in tools]
+    first.append("a caller's change")  # a copy: the remembered list is not the caller's
+    assert thinking.canonical_each(tools) == [thinking.canonical(t) for t in tools]
+    changed = [{**tools[0], "name": "run"}, tools[1]]
+    assert thinking.canonical_each(changed) == [thinking.canonical(t) for t in changed]
+    assert thinking.canonical_each(changed) != thinking.canonical_each(tools)
+    reordered = [dict(reversed(list(tools[0].items()))), tools[1]]
+    assert thinking.canonical_each(reordered) == thinking.canonical_each(tools)
