@@ -66,9 +66,11 @@ def small_disk(where: Path, kb: int) -> Iterator[Path]:
         assert gone.returncode == 0, f"umount {where}: {gone.stderr.strip()}"
 
 
-def fill(disk: Path) -> Path:
+def fill(disk: Path, *, alone: bool = True) -> Path:
     """Fill `disk` to the last byte with one file; returns it. Only a small disk this
-    test mounted: never the machine's own (a filler late for its unmount would be)."""
+    test mounted: never the machine's own (a filler late for its unmount would be).
+    `alone`: nothing else writes meanwhile, so the disk must be left full (a run
+    racing the filler may free what it had taken once it meets the full disk)."""
     if not os.path.ismount(disk) or _size(disk) > 64 * 1024 * 1024:
         raise AssertionError(f"{disk} is not a small disk of this test's; not filling it")
     filler = disk / "filler"
@@ -85,7 +87,8 @@ def fill(disk: Path) -> Path:
                     break
     finally:
         os.close(fd)
-    assert os.statvfs(disk).f_bavail == 0, "the filler left room on the disk"
+    if alone:
+        assert os.statvfs(disk).f_bavail == 0, "the filler left room on the disk"
     return filler
 
 
@@ -214,7 +217,15 @@ def test_a_filler_racing_the_run_meets_it_anywhere(
         proc = subprocess.Popen(run_args(data, homes, "--run", "100000", "--json"),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 cwd=PROJECT, env={**clean_env(), "PYTHONUNBUFFERED": "1"})
-        filler = threading.Thread(target=fill, args=(disk,))
+        failed: list[BaseException] = []
+
+        def racing_filler() -> None:
+            try:
+                fill(disk, alone=False)
+            except BaseException as exc:  # noqa: BLE001 (told to the test below)
+                failed.append(exc)
+
+        filler = threading.Thread(target=racing_filler)
         try:
             assert proc.stdout is not None
             for seen, _ in enumerate(proc.stdout, 1):
@@ -229,6 +240,7 @@ def test_a_filler_racing_the_run_meets_it_anywhere(
                 proc.kill()
                 proc.wait()
         assert filler.ident is not None, "the run ended before the disk was filled"
+        assert not failed, f"the filler failed: {failed[0]!r}"
         assert_one_full_disk_line(subprocess.CompletedProcess(proc.args, proc.returncode,
                                                               out, err), disk)
         (disk / "filler").unlink()
