@@ -39,6 +39,36 @@ HAPPY_EYEBALLS_DELAY = 0.25
 """Seconds before the next address is tried alongside (RFC 8305), as anyio does."""
 
 
+class _Signal:
+    """Something one coroutine waits for and a protocol callback gives."""
+
+    __slots__ = ("_waiter",)
+
+    def __init__(self) -> None:
+        self._waiter: asyncio.Future[None] | None = None
+
+    def give(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def wait(self, timeout: float | None, late: type[Exception]) -> None:
+        """Wait to be given it; `late` (an httpcore timeout) after `timeout` seconds."""
+        waiter = self._waiter = asyncio.get_running_loop().create_future()
+        timer = None
+        if timeout is not None:
+            def expire() -> None:
+                if not waiter.done():
+                    waiter.set_exception(late(f"no progress within {timeout:g} s"))
+
+            timer = asyncio.get_running_loop().call_later(max(0.0, timeout), expire)
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+            if timer is not None:
+                timer.cancel()
+
+
 class _Buffered(asyncio.Protocol):
     """What arrived on one connection, and who waits for more or for room to write."""
 
@@ -50,8 +80,10 @@ class _Buffered(asyncio.Protocol):
         self.error: BaseException | None = None
         self.reading_paused = False
         self.writing_paused = False
-        self._waiter: asyncio.Future[None] | None = None
-        self._room: asyncio.Future[None] | None = None
+        self.arrived = _Signal()
+        """Data or the end came."""
+        self.room = _Signal()
+        """The transport takes writes again (or the connection is gone)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -62,64 +94,25 @@ class _Buffered(asyncio.Protocol):
                 and not self.reading_paused:
             self.reading_paused = True
             self.transport.pause_reading()
-        _wake(self._waiter)
+        self.arrived.give()
 
     def eof_received(self) -> bool:
         self.ended = True
-        _wake(self._waiter)
+        self.arrived.give()
         return False  # close: httpcore never writes to a connection the server ended
 
     def connection_lost(self, exc: BaseException | None) -> None:
         self.ended = True
         self.error = exc
-        _wake(self._waiter)
-        _wake(self._room)
+        self.arrived.give()
+        self.room.give()
 
     def pause_writing(self) -> None:
         self.writing_paused = True
 
     def resume_writing(self) -> None:
         self.writing_paused = False
-        _wake(self._room)
-
-    async def more(self, timeout: float | None) -> None:
-        """Wait until data or the end arrives; httpcore2.ReadTimeout after `timeout`."""
-        self._waiter = asyncio.get_running_loop().create_future()
-        try:
-            await _within(self._waiter, timeout, httpcore2.ReadTimeout)
-        finally:
-            self._waiter = None
-
-    async def room(self, timeout: float | None) -> None:
-        """Wait until the transport takes writes again; httpcore2.WriteTimeout after."""
-        self._room = asyncio.get_running_loop().create_future()
-        try:
-            await _within(self._room, timeout, httpcore2.WriteTimeout)
-        finally:
-            self._room = None
-
-
-def _wake(waiter: asyncio.Future[None] | None) -> None:
-    if waiter is not None and not waiter.done():
-        waiter.set_result(None)
-
-
-async def _within(waiter: asyncio.Future[None], timeout: float | None,
-                  late: type[Exception]) -> None:
-    """Await `waiter`, raising `late` if it is not done within `timeout` seconds."""
-    if timeout is None:
-        await waiter
-        return
-
-    def expire() -> None:
-        if not waiter.done():
-            waiter.set_exception(late(f"no progress within {timeout:g} s"))
-
-    timer = asyncio.get_running_loop().call_later(max(0.0, timeout), expire)
-    try:
-        await waiter
-    finally:
-        timer.cancel()
+        self.room.give()
 
 
 class AsyncioStream(httpcore2.AsyncNetworkStream):
@@ -136,7 +129,7 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
                 if got.error is not None:
                     raise httpcore2.ReadError(str(got.error) or type(got.error).__name__)
                 return b""
-            await got.more(timeout)
+            await got.arrived.wait(timeout, httpcore2.ReadTimeout)
         chunk = bytes(got.data[:max_bytes])
         del got.data[:max_bytes]
         if got.reading_paused and len(got.data) < RESUME_BELOW:
@@ -152,7 +145,7 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
             raise httpcore2.WriteError("the connection is closed")
         self._transport.write(buffer)
         while got.writing_paused and not got.ended:
-            await got.room(timeout)
+            await got.room.wait(timeout, httpcore2.WriteTimeout)
         if got.ended and got.error is not None:
             raise httpcore2.WriteError(str(got.error) or type(got.error).__name__)
 
