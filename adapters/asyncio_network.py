@@ -51,8 +51,13 @@ class _Signal:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
-    async def wait(self, timeout: float | None, late: type[Exception]) -> None:
-        """Wait to be given it; `late` (an httpcore timeout) after `timeout` seconds."""
+    async def wait(self, timeout: float | None, late: type[Exception],
+                   busy: type[Exception]) -> None:
+        """Wait to be given it; `late` (an httpcore timeout) after `timeout` seconds.
+        One task at a time: a second is refused with `busy` (as anyio refuses a second
+        reader), never left waiting for a wake that goes to the other."""
+        if self._waiter is not None:
+            raise busy("another task is already waiting on this connection")
         waiter = self._waiter = asyncio.get_running_loop().create_future()
         timer = None
         if timeout is not None:
@@ -77,6 +82,10 @@ class _Buffered(asyncio.Protocol):
         self.data = bytearray()
         self.ended = False
         """The peer sent its end of the stream, or the connection was lost."""
+        self.lost = False
+        """The connection is gone (either side closed it, or it failed)."""
+        self.closed_here = False
+        """Hearth's side closed it: what was not read is no longer an answer."""
         self.error: BaseException | None = None
         self.reading_paused = False
         self.writing_paused = False
@@ -99,10 +108,12 @@ class _Buffered(asyncio.Protocol):
     def eof_received(self) -> bool:
         self.ended = True
         self.arrived.give()
-        return False  # close: httpcore never writes to a connection the server ended
+        # Plain TCP stays half open: the peer may still read. (TLS closes; asked to stay
+        # open it would only warn.)
+        return self.transport is None or self.transport.get_extra_info("ssl_object") is None
 
     def connection_lost(self, exc: BaseException | None) -> None:
-        self.ended = True
+        self.ended = self.lost = True
         self.error = exc
         self.arrived.give()
         self.room.give()
@@ -124,12 +135,14 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         got = self._buffered
-        while not got.data:
+        while not got.data or got.closed_here:
+            if got.closed_here:  # not the server's end: a cut-off answer is not whole
+                raise httpcore2.ReadError("the connection was closed by this side")
             if got.ended:
                 if got.error is not None:
                     raise httpcore2.ReadError(str(got.error) or type(got.error).__name__)
                 return b""
-            await got.arrived.wait(timeout, httpcore2.ReadTimeout)
+            await got.arrived.wait(timeout, httpcore2.ReadTimeout, httpcore2.ReadError)
         chunk = bytes(got.data[:max_bytes])
         del got.data[:max_bytes]
         if got.reading_paused and len(got.data) < RESUME_BELOW:
@@ -141,31 +154,42 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
         if not buffer:
             return
         got = self._buffered
-        if got.ended or self._transport.is_closing():
+        if got.lost or got.closed_here or self._transport.is_closing():
             raise httpcore2.WriteError("the connection is closed")
         self._transport.write(buffer)
-        while got.writing_paused and not got.ended:
-            await got.room.wait(timeout, httpcore2.WriteTimeout)
-        if got.ended and got.error is not None:
+        while got.writing_paused and not got.lost:
+            await got.room.wait(timeout, httpcore2.WriteTimeout, httpcore2.WriteError)
+        if got.lost and got.error is not None:
             raise httpcore2.WriteError(str(got.error) or type(got.error).__name__)
 
     async def aclose(self) -> None:
-        self._transport.close()
+        got = self._buffered
+        got.closed_here = True
+        got.arrived.give()  # a read waiting now ends in ReadError, not in b""
+        got.room.give()
+        if self._transport.get_extra_info("ssl_object") is not None:
+            # No close_notify handshake: asyncio would hold the socket up to 30 s for a
+            # peer's reply, and the peer httpcore closes on is often one that hung
+            # (anyio, the default, closes at once too).
+            self._transport.abort()
+        else:
+            self._transport.close()
 
     async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
                         timeout: float | None = None) -> httpcore2.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         try:
-            secured = await asyncio.wait_for(
-                loop.start_tls(self._transport, self._buffered, ssl_context,
-                               server_hostname=server_hostname), timeout)
+            async with asyncio.timeout(timeout):  # wait_for may swallow a cancel (3.11)
+                secured = await loop.start_tls(self._transport, self._buffered, ssl_context,
+                                               server_hostname=server_hostname)
         except TimeoutError as exc:
             self._transport.close()
             raise httpcore2.ConnectTimeout("the TLS handshake timed out") from exc
         except (OSError, ssl.SSLError, ConnectionError) as exc:
             self._transport.close()
             raise httpcore2.ConnectError(str(exc) or type(exc).__name__) from exc
-        if secured is None:  # the connection closed during the handshake
+        if secured is None:  # closed during the handshake (asyncio's own contract)
+            self._transport.close()
             raise httpcore2.ConnectError("the connection closed during the TLS handshake")
         self._buffered.transport = secured
         return AsyncioStream(secured, self._buffered)
@@ -208,10 +232,12 @@ class AsyncioNetwork(httpcore2.AsyncNetworkBackend):
 
 async def _connected(opening: Any, timeout: float | None) -> asyncio.Transport:
     try:
-        transport, _ = await asyncio.wait_for(opening, timeout)
+        async with asyncio.timeout(timeout):  # wait_for may swallow a cancel (3.11)
+            transport, _ = await opening
     except TimeoutError as exc:
         raise httpcore2.ConnectTimeout("connecting timed out") from exc
-    except OSError as exc:  # refused, unreachable, no such host (socket.gaierror)
+    except (OSError, UnicodeError) as exc:  # refused, unreachable, no such host, a name
+        # the IDNA codec refuses (a label over 63 characters)
         raise httpcore2.ConnectError(str(exc) or type(exc).__name__) from exc
     return transport  # type: ignore[no-any-return]
 
@@ -234,7 +260,7 @@ def use_asyncio_network(client: Any) -> int:
     transport and each proxy's): how many pools now use it. httpx2 builds its pools
     itself and takes no backend, so they are reached through its transports; a pool
     of another kind (or an httpx2 that is built otherwise) keeps its own backend, and
-    a test (tests/integration/adapters/test_asyncio_network.py) fails on the SDKs'
+    a test (tests/integration/test_asyncio_network.py) fails on the SDKs'
     clients if none was reached."""
     transports = [getattr(client, "_transport", None),
                   *(getattr(client, "_mounts", None) or {}).values()]

@@ -110,9 +110,11 @@ async def test_the_end_of_the_stream_reads_empty_and_marks_the_connection_readab
         closing.set()
         assert await stream.read(10, timeout=5) == b""
         assert stream.get_extra_info("is_readable") is True  # httpcore will not reuse it
+        await stream.aclose()
         with pytest.raises(httpcore2.WriteError):
             await stream.write(b"more")
-        await stream.aclose()
+        with pytest.raises(httpcore2.ReadError):  # closed here: not the server's end
+            await stream.read(10, timeout=5)
 
 
 async def test_a_reset_connection_is_a_read_error() -> None:
