@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.agent_files import AgentFiles
+from adapters.capacity_memory import read_limits, write_limits
 from adapters.memory_rebuild import MemoryLimits
 from adapters.offline_mind import OfflineMind
 from adapters.tools import TOOLS
@@ -301,6 +302,10 @@ async def fork_command(env: RuntimeEnv, config: HearthConfig, tick: int, into: P
     except OSError as exc:
         raise StorageError(f"the fork could not be written in {into}: "
                            f"{exc.strerror or exc}") from None
+    # Rate limits are the key's, not the world's: the fork's first run starts knowing
+    # what the parent's answers said (adapters/capacity_memory.py), not one round trip
+    # behind with `model_requests_start` requests.
+    write_limits(report.into / "data", read_limits(env.data_dir))
     walked = report.tick - report.base
     how = (f"from its snapshot of tick {report.base}, {walked} tick(s) walked again"
            if walked else "its snapshot of that tick")

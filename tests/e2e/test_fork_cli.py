@@ -77,6 +77,7 @@ def test_a_fork_is_the_world_as_it_stood_and_runs_on_to_the_parent(
     lineage = json.loads((fork / "data" / "lineage.json").read_text())
     assert lineage["tick"] == FORK_AT and lineage["base_snapshot"] == 0
     assert Path(lineage["parent"]) == (parent / "data").resolve()
+    assert not (fork / "data" / "limits.json").exists()  # the parent was told no limits
 
     done = run(fork / "data", fork / "agents", "--run", str(PARENT_TICKS - FORK_AT), "--quiet")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -206,3 +207,17 @@ def test_a_fork_from_before_every_kept_snapshot_is_refused(parent: Path, tmp_pat
     assert done.returncode == 1
     assert "no snapshot at or before tick 50" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_a_fork_starts_knowing_the_rate_limits_the_parent_was_told(
+        parent: Path, tmp_path: Path) -> None:
+    """The limits are the API key's: a fork's first run need not learn them again."""
+    told = tmp_path / "told"
+    shutil.copytree(parent, told)
+    record = {"version": 1, "endpoints": {"claude-sonnet-5-5 at https://api.anthropic.com": {
+        "at": 1_795_000_000.0, "input_guess": 1200.0,
+        "buckets": {"requests": [50.0, 12.0], "output-tokens": [8000.0, 0.0]}}}}
+    (told / "data" / "limits.json").write_text(json.dumps(record))
+    fork = tmp_path / "fork"
+    _fork(told, FORK_AT, fork)
+    assert json.loads((fork / "data" / "limits.json").read_text()) == record
