@@ -18,9 +18,10 @@ two byte for byte equal), and parts given as `Prepared` (an agent's tools and sy
 prompt, the same for every request it makes) serialized once, not for every request:
 the SDK copies and re-encodes a whole body each time (an agent's tools alone are
 15 KB), a fifth of Hearth's CPU on a 240-agent tick (`python -m bench minds`). The
-reply is parsed into the SDK's `Message` as the SDK parses it. What `messages.create`
-adds besides is left out: its deprecation warning (Hearth says that once, before the
-run) and its OpenTelemetry span (Hearth sets up no tracing). Other requests (no
+reply becomes the SDK's `Message` with the same types and values the SDK gives
+(`parse_message`: pydantic's one pass, the SDK's own build as the fallback). What
+`messages.create` adds besides is left out: its deprecation warning (Hearth says that
+once, before the run) and its OpenTelemetry span (Hearth sets up no tracing). Other requests (no
 capacity, or a body this cannot serialize) go through `messages.create` as before.
 
 What is not worth retrying is sorted by `halting_cause`: a wrong key (401), a key
