@@ -241,19 +241,23 @@ async def test_closing_a_tls_stream_lets_go_of_the_socket_at_once(
 
 # ---------------------------------------------------------------- reads
 
-@pytest.mark.parametrize("backend", BACKENDS)
-async def test_two_reads_at_once_leave_neither_stranded(backend: Backend) -> None:
-    """Both reads must come back (with data, b"" or an error): the stream keeps one
-    waiter, so the first read's future is forgotten and it waits forever even after
-    the data and the end of the stream arrive. (anyio refuses the second read at once.)"""
-    go = asyncio.Event()
-
+def says_when(go: asyncio.Event, words: bytes) -> Handler:
+    """A peer that writes `words` once `go` is set."""
     async def later(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await go.wait()
-        writer.write(b"x")
+        writer.write(words)
         await writer.drain()
 
-    async with server(later) as port:
+    return later
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_two_reads_at_once_leave_neither_stranded(backend: Backend) -> None:
+    """Both reads must come back (with data, b"" or an error): a second reader must not
+    take the first one's place, leaving it waiting for a wake that never comes (anyio
+    refuses the second read at once, and so does AsyncioNetwork)."""
+    go = asyncio.Event()
+    async with server(says_when(go, b"x")) as port:
         stream = await backend().connect_tcp("127.0.0.1", port, timeout=5)
         first = asyncio.create_task(stream.read(1024))
         await asyncio.sleep(0.02)
@@ -272,13 +276,7 @@ async def test_two_reads_at_once_leave_neither_stranded(backend: Backend) -> Non
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_a_cancelled_read_leaves_the_stream_readable(backend: Backend) -> None:
     go = asyncio.Event()
-
-    async def later(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await go.wait()
-        writer.write(b"after")
-        await writer.drain()
-
-    async with server(later) as port:
+    async with server(says_when(go, b"after")) as port:
         stream = await backend().connect_tcp("127.0.0.1", port, timeout=5)
         reading = asyncio.create_task(stream.read(1024, timeout=5))
         await asyncio.sleep(0.05)
@@ -339,8 +337,8 @@ async def test_zero_and_negative_read_timeouts_time_out_at_once(backend: Backend
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_a_half_closed_peer_still_gets_what_is_written(backend: Backend) -> None:
     """The peer ends its side (shutdown(SHUT_WR)) and goes on reading: TCP lets us
-    keep writing, and anyio does. AsyncioNetwork closes the connection as soon as the
-    peer's FIN arrives (eof_received returns False), so the rest is refused."""
+    keep writing, and anyio does: the connection must not be closed as the peer's FIN
+    arrives."""
     received = bytearray()
     done = asyncio.Event()
 
@@ -396,9 +394,9 @@ async def test_a_very_large_write_arrives_whole(backend: Backend) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_a_write_timeout_bounds_the_whole_write(backend: Backend) -> None:
     """httpx: the write timeout is "the maximum duration to wait for a chunk of data to
-    be sent", and anyio applies it to the whole write. AsyncioNetwork restarts the
-    timer each time the transport drains below its low-water mark, so a peer that
-    reads slowly but steadily makes a write last as long as it likes."""
+    be sent", and anyio applies it to the whole write: a peer that reads slowly but
+    steadily must not stretch a write past it (asyncio resumes writing only once its
+    buffer is nearly empty, so the timer is not started afresh on every drain)."""
     async def trickle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         while await reader.read(16 << 10):
             await asyncio.sleep(0.02)
@@ -445,8 +443,8 @@ async def test_a_negative_write_timeout_on_a_full_connection_times_out(
 async def test_a_host_name_getaddrinfo_cannot_encode_is_a_connect_error(
         backend: Backend) -> None:
     """A label over 63 characters (a bad ANTHROPIC_BASE_URL): Python's idna codec raises
-    UnicodeError, which is not an OSError, so it escapes unmapped (httpx would not make
-    it an httpx2.ConnectError; the SDK would not retry it as a connection error)."""
+    UnicodeError, which is not an OSError: it must still come out as ConnectError (as
+    httpx's own mapping and the SDK's retry of connection errors expect)."""
     with pytest.raises(httpcore2.ConnectError):
         await backend().connect_tcp("x" * 64 + ".invalid", 443, timeout=2)
 
@@ -515,11 +513,12 @@ async def cancel_at_every_moment(start: Callable[[], Awaitable[Any]]) -> list[in
 
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_cancelling_a_connect_is_never_swallowed(backend: Backend) -> None:
-    """asyncio.wait_for on Python 3.11 returns the result, and drops the cancellation,
-    when the task is cancelled in the turn between the connection being made and
-    wait_for waking up (fixed in 3.12, where wait_for is asyncio.timeout). The SDK
-    always gives a connect timeout, so every connect goes through it: a cancelled
-    request (a TaskGroup or asyncio.timeout around an agent's call, a stop) goes on."""
+    """A cancel must never be lost, whenever it lands: asyncio.wait_for on Python 3.11
+    returns the result and drops the cancellation when the task is cancelled in the
+    turn between the connection being made and wait_for waking up (fixed in 3.12).
+    The SDK always gives a connect timeout, so every connect would go through it, and
+    a cancelled request (a TaskGroup or asyncio.timeout around an agent's call, a
+    stop) would go on."""
     async with server(never) as port:
         assert await cancel_at_every_moment(
             lambda: backend().connect_tcp("127.0.0.1", port, timeout=5)) == []
