@@ -20,8 +20,10 @@ when the next request may go:
   request goes when each bucket holds its cost: one request; the uncached input
   tokens it is likely to send (the API does not count cache reads, for most models);
   and `max_tokens` of output, which the API reserves at the start and gives back at
-  the end. So the window opens as far as the limits allow after the first answer,
-  and under a low limit requests are paced to it instead of refused. Headers are the
+  the end. So the window opens as far as the limits allow with the first headers
+  (the requests sent while nothing is known are streamed, and a stream's headers come
+  as it opens: `learning`, `opened`), and under a low limit requests are paced to it
+  instead of refused. Headers are the
   truth: they also count other programs on the same key.
 - **A 429** pauses every request until the `retry-after` the API named (or the
   bucket's reset) and halves the window; the refused request waits its turn again,
@@ -267,6 +269,23 @@ class Capacity:
         else:
             self._grow_without_limits(now)
         self._pump()
+
+    @property
+    def learning(self) -> bool:
+        """Nothing is known of the limits yet (no answer, nothing remembered): a request
+        now is worth streaming, since a stream's headers come as it opens
+        (adapters/claude_calls.py)."""
+        return not self.buckets and self.figures.answered == 0
+
+    def opened(self, ticket: Ticket, headers: Mapping[str, str]) -> None:
+        """A streamed request's headers came, before its answer: what they say of the
+        limits opens the window now, not one model latency later. The ticket stays in
+        flight until `answered`."""
+        if ticket.done:
+            return
+        if self._read(ticket, headers, self.clock()):
+            self._grow_with_limits()
+            self._pump()
 
     def refused(self, ticket: Ticket, status: int, headers: Mapping[str, str] | None = None,
                 retry_after: float | None = None) -> None:

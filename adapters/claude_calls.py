@@ -46,7 +46,7 @@ import anthropic
 import httpx2
 import pydantic
 
-from adapters.capacity import LONGEST_PAUSE, Capacity
+from adapters.capacity import LONGEST_PAUSE, Capacity, Ticket
 
 log = logging.getLogger("hearth.claude")
 
@@ -135,6 +135,21 @@ async def _send(client: anthropic.AsyncAnthropic, timeout: float,
     response = await client.post("/v1/messages", cast_to=httpx2.Response, content=body,
                                  options={"timeout": timeout})
     return parse_message(response.content), response.headers
+
+
+async def _streamed(client: anthropic.AsyncAnthropic, timeout: float,
+                    params: Mapping[str, Any], capacity: Capacity, ticket: Ticket,
+                    ) -> tuple[anthropic.types.Message, httpx2.Headers]:
+    """One request streamed through the SDK, its headers told to `capacity` as the
+    stream opens: while an endpoint's limits are unknown, only a few requests go
+    (`scheduling.model_requests_start`) and the rest wait for the first headers, which
+    a whole answer brings only after the model's latency (seconds; a thinking model's,
+    tens of seconds). The answer is the SDK's own accumulation of the stream, the same
+    `Message` a whole answer gives."""
+    async with client.messages.stream(timeout=timeout, **_plain(params)) as stream:
+        capacity.opened(ticket, stream.response.headers)
+        message = await stream.get_final_message()
+    return message, stream.response.headers
 
 
 def parse_message(raw: bytes) -> anthropic.types.Message:
@@ -232,7 +247,10 @@ async def ask(
                     raise GaveUp("the turn's time with the API ran out")
             if ticket is None:
                 return await client.messages.create(timeout=timeout, **_plain(params))
-            message, headers = await _send(client, timeout, params)
+            if capacity.learning:  # type: ignore[union-attr]
+                message, headers = await _streamed(client, timeout, params, capacity, ticket)
+            else:
+                message, headers = await _send(client, timeout, params)
             usage = message.usage
             capacity.answered(  # type: ignore[union-attr]
                 ticket, headers,

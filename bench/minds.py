@@ -17,8 +17,11 @@ The real engine runs real minds over the real SDKs; only the network is replaced
   Agents stand far apart (each a cluster of its own) on a 500x500 world.
   - *No limit*: limits so high they never bind (the headers still come, as they
     always do): 24 and 240 agents. Target: each tick within 1.2x of the slowest
-    chain; the first tick also pays one round trip before the first headers say
-    how much room there is, so the figure is given for it and for the ticks after.
+    chain; the first tick also opens every agent's connection and waits for the
+    first headers to say how much room there is (requests made while the limits are
+    unknown are streamed, and the stand-in opens a stream at once and ends it after
+    the latency, as the API's headers come before its answer), so the figure is
+    given for it and for the ticks after.
     Hearth's own CPU per tick is shown beside, and the stand-in's (its process, read
     from /proc): a turn costs the engine and the SDKs some milliseconds, so 240 turns
     of 1 s replies take most of a core (about 1 s a tick), and the stand-in, which
@@ -208,15 +211,19 @@ def _serve(limits: Mapping[str, int], latency: float) -> None:
                     method, f"http://127.0.0.1{path}", headers=headers, content=body))
                 busy[0] += time.monotonic() - began
                 gc.freeze()
-                if response.status_code == 200:
-                    await asyncio.sleep(max(0.0, arrived + latency - time.monotonic()))
                 out = response.content
                 reply = [f"HTTP/1.1 {response.status_code} X"]
                 reply += [f"{k}: {v}" for k, v in response.headers.items()
                           if k.lower() not in ("content-length", "transfer-encoding",
                                                "connection")]
                 reply.append(f"content-length: {len(out)}")
-                writer.write(("\r\n".join(reply) + "\r\n\r\n").encode("latin-1") + out)
+                head = ("\r\n".join(reply) + "\r\n\r\n").encode("latin-1")
+                if response.headers.get("content-type") == "text/event-stream":
+                    writer.write(head)  # a stream opens at once; its events take the time
+                    head = b""
+                if response.status_code == 200:
+                    await asyncio.sleep(max(0.0, arrived + latency - time.monotonic()))
+                writer.write(head + out)
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
             pass

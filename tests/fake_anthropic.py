@@ -19,6 +19,8 @@ from typing import Any
 import anthropic
 import httpx2
 
+from tests.standin.streaming import events
+
 Answer = Mapping[str, Any] | httpx2.Response | BaseException | Callable[[dict], Any]
 
 _ids = itertools.count(1)
@@ -79,6 +81,8 @@ class ScriptedApi:
             answer = answer(body)
         if isinstance(answer, BaseException):
             raise answer
+        if body.get("stream"):  # the API streams a 200 answer; refusals come whole
+            return _streamed(answer)
         if isinstance(answer, httpx2.Response):
             return answer
         return httpx2.Response(200, json=dict(answer))
@@ -88,3 +92,17 @@ class ScriptedApi:
             api_key="test-key", max_retries=max_retries,
             http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler)),
         )
+
+
+def _streamed(answer: Mapping[str, Any] | httpx2.Response) -> httpx2.Response:
+    """A scripted answer to a streamed request: a reply as its events (with the
+    scripted response's headers, if it was one); anything but a 200 as it is."""
+    headers: dict[str, str] = {}
+    if isinstance(answer, httpx2.Response):
+        if answer.status_code != 200:
+            return answer
+        headers = {k: v for k, v in answer.headers.items()
+                   if k.lower() not in ("content-type", "content-length")}
+        answer = answer.json()
+    return httpx2.Response(200, headers={**headers, "content-type": "text/event-stream"},
+                           content=events(dict(answer)))

@@ -13,7 +13,9 @@ Unlike tests/fake_anthropic.py (which answers whatever it is scripted to), every
 is checked against the documented rules first (shape, models and retirement, effort and
 thinking per model, cache breakpoints, tool_use/tool_result pairing, thinking-block
 signatures and their prefix), and usage follows a simulated prompt cache. Each rule names
-its doc page in tests/standin/. The model's part is `behaviour(request) -> Plan`;
+its doc page in tests/standin/. A request with `stream: true` is answered as the API
+streams (tests/standin/streaming.py); tests/fake_anthropic.py streams its scripted
+replies the same way. The model's part is `behaviour(request) -> Plan`;
 `simple_agent` walks or gathers, ends its turn after the results, retells for the
 narrator keeping every fact, and answers the Gardener with valid JSON.
 """

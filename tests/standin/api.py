@@ -28,6 +28,7 @@ from tests.standin import cache, thinking
 from tests.standin.agent import Plan, Request, seed_of, simple_agent
 from tests.standin.catalog import CATALOG, DOCS, ModelRule
 from tests.standin.shape import Refused, bad, blocks, check
+from tests.standin.streaming import events
 
 ERRORS = f"{DOCS}/api/errors"
 RATE_LIMITS = f"{DOCS}/api/rate-limits"
@@ -158,6 +159,9 @@ class StrictMessagesApi:
                     refusal.status, headers={"request-id": rid, **getattr(refusal, "headers", {})},
                     json={"type": "error", "request_id": rid,
                           "error": {"type": refusal.kind, "message": refusal.message}})
+            if isinstance(answer, bytes):  # a streamed answer (server-sent events)
+                return httpx2.Response(status, headers={"request-id": rid, **headers},
+                                       content=answer)
             return httpx2.Response(status, headers={"request-id": rid, **headers}, json=answer)
 
     def _route(self, request: httpx2.Request, path: str) -> tuple[int, Any, dict[str, str]]:
@@ -181,7 +185,10 @@ class StrictMessagesApi:
             if not isinstance(body, dict):
                 raise bad("The request body must be a JSON object.")
             headers: dict[str, str] = {}
-            return 200, self._messages(body, account, headers), headers
+            reply = self._messages(body, account, headers)
+            if body.get("stream"):
+                return 200, events(reply), {**headers, "content-type": "text/event-stream"}
+            return 200, reply, headers
         raise Refused(404, "not_found_error", "Not found")
 
     def _account(self, request: httpx2.Request) -> str:

@@ -65,8 +65,8 @@ def check(body: Mapping[str, Any], rule: ModelRule) -> Shape:
     extra = sorted(set(body) - FIELDS)
     if extra:
         raise bad(f"{extra[0]}: Extra inputs are not permitted")
-    if body.get("stream"):  # not a rule of the API: the stand-in answers only whole messages
-        raise bad("stream: the stand-in does not model streaming; send stream=false")
+    if "stream" in body and not isinstance(body["stream"], bool):
+        raise bad("stream: Input should be a valid boolean")
     _messages(body.get("messages"))
     limit = body.get("max_tokens")
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:

@@ -6,6 +6,7 @@ lower-level `client.post`, its body serialized there (tools and system prompt on
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import anthropic
@@ -67,7 +68,12 @@ def _recording() -> tuple[anthropic.AsyncAnthropic, list[httpx2.Request]]:
 
 
 def _room() -> Capacity:
-    return Capacity("test", start=4, ceiling=4)
+    """A room that knows its endpoint's limits (as after a first answer, or a run that
+    remembered them): its requests go whole, through `client.post`."""
+    room = Capacity("test", start=4, ceiling=4)
+    room.assume({"at": time.time(), "buckets": {"requests": [1000.0, 1000.0]}})
+    assert not room.learning
+    return room
 
 
 @pytest.mark.parametrize("prepared", [False, True])
@@ -159,3 +165,31 @@ async def test_a_reply_is_read_as_the_sdk_reads_it(reply: dict[str, Any]) -> Non
     assert ours.model_dump() == sdk.model_dump()
     assert [type(b) for b in ours.content] == [type(b) for b in sdk.content]
     assert type(ours.usage) is type(sdk.usage)
+
+
+async def test_while_nothing_is_known_a_request_is_streamed_and_its_headers_open_the_window(
+        ) -> None:
+    """A room that knows nothing yet streams its requests: the rate-limit headers come
+    as the stream opens, not after the model's latency; the reply is the same Message
+    the whole answer gives, and once the limits are known requests go whole again."""
+    api = StrictMessagesApi(rpm=600)
+    client = api.client()
+    room = Capacity("test", start=2, ceiling=64)
+    opened: list[int] = []
+    told = room.opened
+
+    def opening(ticket: Any, headers: Any) -> None:
+        told(ticket, headers)
+        opened.append(room.window)  # while the request is still in flight
+
+    room.opened = opening  # type: ignore[method-assign]
+    assert room.learning
+    first = await ask(client, CallPolicy(), None, capacity=room, **PARAMS)
+    assert opened == [64] and room.buckets["requests"].limit == 600
+    assert api.served[-1].body.get("stream") is True
+    assert first.model_dump() == parse_message(
+        json.dumps(api.served[-1].reply).encode()).model_dump()
+    assert not room.learning
+    await ask(client, CallPolicy(), None, capacity=room, **PARAMS)
+    assert "stream" not in api.served[-1].body and len(opened) == 1
+    assert room.in_flight == 0 and room.figures.answered == 2 and not api.refused
