@@ -167,15 +167,35 @@ def parse_message(raw: bytes) -> anthropic.types.Message:
 RETRIED_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
 
+STREAM_ERRORS = {"invalid_request_error": 400, "authentication_error": 401,
+                 "billing_error": 402, "permission_error": 403, "not_found_error": 404,
+                 "request_too_large": 413, "rate_limit_error": 429, "api_error": 500,
+                 "timeout_error": 504, "overloaded_error": 529}
+"""An error event inside a stream (its HTTP status was 200), as the status its type has
+in a whole answer (https://platform.claude.com/docs/en/api/errors): "during periods
+of high usage, you may receive an overloaded_error, which would normally correspond
+to an HTTP 529 in a non-streaming context" (.../build-with-claude/streaming). A type
+not known here is taken as a 500: trouble that may pass."""
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status a failure stands for (an error event in a stream: its kind's)."""
+    status = getattr(exc, "status_code", None)
+    if status == 200 and isinstance(exc, anthropic.APIStatusError):
+        return STREAM_ERRORS.get(str(_error_of(exc).get("type")), 500)
+    return status if isinstance(status, int) else None
+
+
 def _passing(exc: BaseException) -> bool:
     """Whether a failure may pass if asked again (the SDK's own rule, less its waiting)."""
     if isinstance(exc, (anthropic.APITimeoutError, anthropic.APIConnectionError)):
         return True
     if isinstance(exc, anthropic.APIStatusError):
         told = exc.response.headers.get("x-should-retry")
-        if told in ("true", "false"):
+        if told in ("true", "false") and exc.status_code != 200:
             return told == "true"
-        return exc.status_code in RETRIED_STATUSES or exc.status_code >= 500
+        status = status_of(exc) or exc.status_code
+        return status in RETRIED_STATUSES or status >= 500
     return False
 
 
@@ -259,7 +279,7 @@ async def ask(
                 output_used=float(usage.output_tokens or 0))
             return message
         except anthropic.APIError as exc:
-            status = getattr(exc, "status_code", None)
+            status = status_of(exc)
             asked = retry_after(exc)
             if ticket is not None and status in (429, 503, 529):
                 capacity.refused(ticket, status, exc.response.headers,  # type: ignore[union-attr]
@@ -304,6 +324,8 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, anthropic.APIStatusError):
         kind = _error_of(exc).get("type") or ""
         kind = f" {kind}" if isinstance(kind, str) and kind else ""
+        if exc.status_code == 200:  # an error event inside a stream
+            return f"the API's answer broke off with{kind}: {message_of(exc)}"[:300]
         return f"the API answered {exc.status_code}{kind}: {message_of(exc)}"[:300]
     return f"{type(exc).__name__}: {exc}"[:300]
 
@@ -347,7 +369,7 @@ def halting_cause(exc: BaseException) -> str | None:
     succeed either; None for trouble that may pass or a prompt that is too long."""
     if not isinstance(exc, anthropic.APIStatusError) or prompt_too_long(exc):
         return None
-    fix = FIXES.get(exc.status_code)
+    fix = FIXES.get(status_of(exc) or exc.status_code)
     if fix is None:
         return None
     return f"{fix} ({describe(exc)})"[:400]

@@ -99,7 +99,8 @@ def _streamed(answer: Mapping[str, Any] | httpx2.Response) -> httpx2.Response:
     scripted response's headers, if it was one); anything but a 200 as it is."""
     headers: dict[str, str] = {}
     if isinstance(answer, httpx2.Response):
-        if answer.status_code != 200:
+        if answer.status_code != 200 or answer.headers.get("content-type") == \
+                "text/event-stream":  # a refusal, or a stream scripted as it is
             return answer
         headers = {k: v for k, v in answer.headers.items()
                    if k.lower() not in ("content-type", "content-length")}

@@ -193,3 +193,43 @@ async def test_while_nothing_is_known_a_request_is_streamed_and_its_headers_open
     await ask(client, CallPolicy(), None, capacity=room, **PARAMS)
     assert "stream" not in api.served[-1].body and len(opened) == 1
     assert room.in_flight == 0 and room.figures.answered == 2 and not api.refused
+
+
+def _broken_stream(kind: str) -> httpx2.Response:
+    """A stream that opens (200) and ends in an error event, as the API may send one
+    "during periods of high usage" (STREAMING: an overloaded_error "would normally
+    correspond to an HTTP 529 in a non-streaming context")."""
+    started = {"type": "message_start",
+               "message": {**REPLY, "content": [], "stop_reason": None}}
+    broke = {"type": "error", "error": {"type": kind, "message": "Overloaded"}}
+    lines = (f"event: message_start\ndata: {json.dumps(started)}\n\n"
+             f"event: error\ndata: {json.dumps(broke)}\n\n")
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"},
+                           content=lines.encode())
+
+
+async def test_a_stream_that_breaks_off_overloaded_is_asked_again_and_shrinks_the_window(
+        ) -> None:
+    from tests.fake_anthropic import ScriptedApi
+
+    api = ScriptedApi([_broken_stream("overloaded_error"), REPLY])
+    room = Capacity("test", start=8, ceiling=8)
+    answer = await ask(api.client(), CallPolicy(retries=2, backoff=0.01), None,
+                       capacity=room, **PARAMS)
+    assert answer.stop_reason == "tool_use" and len(api.requests) == 2
+    assert all(r.get("stream") is True for r in api.requests)  # still nothing known
+    assert room.figures.overloaded == 1 and room.window < 8 and room.in_flight == 0
+
+
+async def test_a_stream_that_breaks_off_with_a_lasting_error_is_not_asked_again() -> None:
+    from adapters.claude_calls import describe, halting_cause
+    from tests.fake_anthropic import ScriptedApi
+
+    api = ScriptedApi([_broken_stream("invalid_request_error")])
+    with pytest.raises(anthropic.APIStatusError) as broke:
+        await ask(api.client(), CallPolicy(retries=2, backoff=0.01), None,
+                  capacity=Capacity("test", start=8, ceiling=8), **PARAMS)
+    assert len(api.requests) == 1
+    assert describe(broke.value).startswith(
+        "the API's answer broke off with invalid_request_error")
+    assert halting_cause(broke.value) is not None  # as a whole 400 would: a person's to fix
