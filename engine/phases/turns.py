@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from core.types import AgentName
@@ -89,8 +90,7 @@ class AgentTurnPhase(BasePhase):
             if workers == 1:
                 await worker()
             elif workers > 1:
-                ended = await asyncio.gather(*(worker() for _ in range(workers)),
-                                             return_exceptions=True)
+                ended = await _started_one_by_one(worker, workers)
                 for failed in ended:
                     if isinstance(failed, BaseException):
                         raise failed
@@ -133,3 +133,26 @@ class AgentTurnPhase(BasePhase):
             if finished.is_set():
                 break
             await committer.maybe_commit(now=ready)
+
+
+async def _started_one_by_one(work: Callable[[], Awaitable[None]], count: int
+                              ) -> list[BaseException | None]:
+    """Run `count` workers, starting them one loop pass apart; what each ended with.
+
+    Started all at once, every worker takes its first step (a turn's start, up to its
+    first request) before the event loop next looks at its sockets: on a run's first
+    tick, when each request must first open a connection, no connection was made
+    until every agent's turn had started (240 agents: 0.3 s, `python -m bench minds`).
+    One pass apart, the loop completes the connections the earlier turns opened while
+    the later ones start. Which worker starts when is the same either way."""
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        for _ in range(count):
+            tasks.append(asyncio.ensure_future(work()))
+            await asyncio.sleep(0)
+        return list(await asyncio.gather(*tasks, return_exceptions=True))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
