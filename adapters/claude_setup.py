@@ -25,7 +25,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from adapters.asyncio_network import use_asyncio_network
+from adapters.asyncio_network import sdk_http_client
 from adapters.capacity import Capacities
 from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
@@ -75,8 +75,7 @@ def new_client(api_key: str, timeout: float, *,
     client is the SDK's own `DefaultAsyncHttpxClient`, with the SDK's defaults, its
     connections on asyncio's transports (adapters/asyncio_network.py). `base_url`:
     another endpoint than the SDK's (None: the SDK's, `ANTHROPIC_BASE_URL` included)."""
-    http = anthropic.DefaultAsyncHttpxClient(verify=_tls_context())
-    use_asyncio_network(http)
+    http = sdk_http_client(lambda: anthropic.DefaultAsyncHttpxClient(verify=_tls_context()))
     return anthropic.AsyncAnthropic(api_key=api_key, max_retries=0, timeout=timeout,
                                     http_client=http, base_url=base_url)
 

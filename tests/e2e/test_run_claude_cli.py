@@ -219,3 +219,28 @@ def test_a_run_keeps_the_limits_it_was_told_for_the_next_run(tmp_path: Path) -> 
             seen.append(said["at"])
     assert standin.refused == []
     assert seen[1] > seen[0]  # the second run told its own
+
+
+@pytest.mark.parametrize(("proxy", "socks_module"), [
+    ("socks5://127.0.0.1:1", False),  # a SOCKS proxy, and httpx without its socksio
+    ("foo://127.0.0.1:1", True),  # a scheme no client knows
+    ("http://[::1", True),  # a malformed URL
+])
+def test_a_proxy_the_client_cannot_use_is_one_line(tmp_path: Path, proxy: str,
+                                                   socks_module: bool) -> None:
+    """ALL_PROXY as a user may have set it for other programs: the SDKs' HTTP client
+    refuses it as it is built (httpx raises from deep inside); Hearth says so in one
+    line, exit 2, before anything is made or sent."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    if not socks_module:  # as in an install without httpx's socks extra
+        (shadow / "socksio.py").write_text("raise ImportError('No module named socksio')\n")
+    run = _hearth(tmp_path, "--run", "1", "--mind", "claude", ANTHROPIC_API_KEY="test-key",
+                  ANTHROPIC_BASE_URL="http://127.0.0.1:9", ALL_PROXY=proxy,
+                  PYTHONPATH=str(shadow))
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "hearth: the proxy the environment names cannot be used ("), lines
+    assert not (tmp_path / "data" / "world.db").exists()
