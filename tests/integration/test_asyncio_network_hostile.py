@@ -5,7 +5,8 @@ peers that asyncio's own servers would be too polite to be.
 
 Most stream-level tests run twice: against AsyncioNetwork, and against httpcore2's
 default anyio backend as the reference ("anyio-reference"), so a failure on the first
-alone is a place where the new backend stops behaving as the one it replaces did.
+alone is a place where the new backend stops behaving as the one it replaces did. The
+reference runs test a library rather than Hearth: they run with --run-slow.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]
 Backend = type[httpcore2.AsyncNetworkBackend]
 
 BACKENDS = [pytest.param(AsyncioNetwork, id="asyncio"),
-            pytest.param(AnyIOBackend, id="anyio-reference")]
+            # httpcore's own backend, the reference: what the new one must match. Its
+            # runs test a library, not Hearth, so they wait for --run-slow.
+            pytest.param(AnyIOBackend, id="anyio-reference", marks=pytest.mark.slow)]
 
 
 # ---------------------------------------------------------------- peers
@@ -156,8 +159,9 @@ async def test_a_read_waiting_when_the_stream_is_closed_is_a_read_error(
             await asyncio.wait_for(reading, 4)
 
 
-@pytest.mark.parametrize("use_asyncio", [pytest.param(True, id="asyncio"),
-                                         pytest.param(False, id="anyio-reference")])
+@pytest.mark.parametrize("use_asyncio", [
+    pytest.param(True, id="asyncio"),
+    pytest.param(False, id="anyio-reference", marks=pytest.mark.slow)])
 async def test_closing_the_client_mid_body_does_not_pass_a_truncated_body_as_whole(
         use_asyncio: bool) -> None:
     """A response whose body runs until the connection ends (HTTP/1.0 style, no
@@ -788,8 +792,9 @@ async def json_origin(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     await writer.drain()
 
 
-@pytest.mark.parametrize("use_asyncio", [pytest.param(True, id="asyncio"),
-                                         pytest.param(False, id="anyio-reference")])
+@pytest.mark.parametrize("use_asyncio", [
+    pytest.param(True, id="asyncio"),
+    pytest.param(False, id="anyio-reference", marks=pytest.mark.slow)])
 async def test_tls_inside_tls_through_an_https_proxy(
         use_asyncio: bool, tls: tuple[ssl.SSLContext, ssl.SSLContext]) -> None:
     """HTTPS_PROXY=https://...: TLS to the proxy, then the origin's TLS inside it."""
@@ -885,8 +890,9 @@ async def socks5_proxy(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
     await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
 
 
-@pytest.mark.parametrize("use_asyncio", [pytest.param(True, id="asyncio"),
-                                         pytest.param(False, id="anyio-reference")])
+@pytest.mark.parametrize("use_asyncio", [
+    pytest.param(True, id="asyncio"),
+    pytest.param(False, id="anyio-reference", marks=pytest.mark.slow)])
 async def test_https_through_a_socks5_proxy(
         use_asyncio: bool, tls: tuple[ssl.SSLContext, ssl.SSLContext]) -> None:
     """ALL_PROXY=socks5://...: httpcore's SOCKS pool drives the backend itself (connect,
