@@ -13,7 +13,9 @@ The real engine runs real minds over the real SDKs; only the network is replaced
   buckets on requests, input and output tokens per minute, with the API's
   `anthropic-ratelimit-*` headers on every answer and 429 + `retry-after` past them
   (https://platform.claude.com/docs/en/api/rate-limits). The narrator is off, so an
-  agent's chain is its mind's requests alone: `requests in its turn x LATENCY`.
+  agent's chain is its mind's requests alone: `requests in its turn x LATENCY`. Each
+  request is traced to the agent's traces/NAME.jsonl as a run traces it (the spend
+  meter is left out).
   Agents stand far apart (each a cluster of its own) on a 500x500 world.
   - *No limit*: limits so high they never bind (the headers still come, as they
     always do): 24 and 240 agents. Target: each tick within 1.2x of the slowest
@@ -271,7 +273,8 @@ async def _claude_run(count: int, ticks: int, limits: Mapping[str, int],
             await write_world(storage, world, config)
             speakers = [Speaker(a.name, MODEL, a.personality) for a in world.agents]
             parts = await claude_parts(speakers, settings.claude, "test-key", today=TODAY,
-                                       make_client=client, capacities=capacities)
+                                       make_client=client, capacities=capacities,
+                                       trace=storage.traces.write_now)  # as a run traces
             engine = HearthEngine(storage, config, mind=parts.mind,
                                   agents_dir=Path(tmp) / "agents")
             engine.on_close += [c.close for c in parts.clients]
