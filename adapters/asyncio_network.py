@@ -160,8 +160,10 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
         if got.lost or got.closed_here or self._transport.is_closing():
             raise httpcore2.WriteError("the connection is closed")
         self._transport.write(buffer)
-        while got.writing_paused and not got.lost:
+        while got.writing_paused and not got.lost and not got.closed_here:
             await got.room.wait(timeout, httpcore2.WriteTimeout, httpcore2.WriteError)
+        if got.closed_here:
+            raise httpcore2.WriteError("the connection was closed by this side")
         if got.lost and got.error is not None:
             raise httpcore2.WriteError(str(got.error) or type(got.error).__name__)
 

@@ -374,3 +374,16 @@ async def test_a_local_model_request_over_a_real_socket() -> None:
         await client.close()
     assert completion.choices[0].message.content == "Hello."
     assert len(made) == 1
+
+
+async def test_a_write_waiting_for_room_ends_when_the_stream_is_closed() -> None:
+    """Closed from elsewhere (a stop) while a write waits on a peer that reads nothing:
+    the write ends in WriteError at once, not when the peer has read it all (never)."""
+    async with server(silent) as (port, _):
+        stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port, timeout=5)
+        writing = asyncio.ensure_future(stream.write(b"x" * (64 << 20), timeout=None))
+        await asyncio.sleep(0.1)
+        assert not writing.done()
+        await stream.aclose()
+        with pytest.raises(httpcore2.WriteError):
+            await asyncio.wait_for(writing, 2)
