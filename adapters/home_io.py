@@ -36,6 +36,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from contextlib import ExitStack, suppress
 from pathlib import Path
 
@@ -79,20 +80,28 @@ def open_home(stack: ExitStack, home: Path) -> int:
     return fd
 
 
+def _not_opened(parent: int, name: str, shown: str, error: OSError, kind: str,
+                is_kind: Callable[[int], bool], other: Callable[[int], str]) -> Refused:
+    """Why `name` in `parent` (a `kind`) could not be opened, in one line: not there, a
+    link (never followed), something else than a `kind` (`other(mode)`), or the error."""
+    found = lstat(parent, name)
+    if found is None:
+        return Refused(f"no such {kind}: {shown}")
+    if stat.S_ISLNK(found.st_mode):
+        return not_followed(shown)
+    if not is_kind(found.st_mode):
+        return Refused(other(found.st_mode))
+    return Refused(f"could not open {shown}: {error.strerror or error}")
+
+
 def open_folder(stack: ExitStack, parent: int, name: str, shown: str) -> int:
     """Folder `name` in `parent` as an fd, closed with `stack`; a link is refused."""
     try:
         fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
     except OSError as error:
-        found = lstat(parent, name)
-        if found is None:
-            raise Refused(f"no such folder: {shown}") from None
-        if stat.S_ISLNK(found.st_mode):
-            raise not_followed(shown) from None
-        if not stat.S_ISDIR(found.st_mode):
-            raise Refused(f"{shown} is not a folder (it is {describe_mode(found.st_mode)})") \
-                from None
-        raise Refused(f"could not open {shown}: {error.strerror or error}") from None
+        raise _not_opened(parent, name, shown, error, "folder", stat.S_ISDIR,
+                          lambda mode: f"{shown} is not a folder (it is "
+                                       f"{describe_mode(mode)})") from None
     stack.callback(os.close, fd)
     return fd
 
@@ -148,15 +157,9 @@ def read_bytes(parent: int, name: str, shown: str, limit: int) -> bytes:
     try:
         fd = os.open(name, _READ_FLAGS, dir_fd=parent)
     except OSError as error:
-        found = lstat(parent, name)
-        if found is None:
-            raise Refused(f"no such file: {shown}") from None
-        if stat.S_ISLNK(found.st_mode):
-            raise not_followed(shown) from None
-        if not stat.S_ISREG(found.st_mode):
-            raise Refused(f"{shown} is {describe_mode(found.st_mode)}; only regular files "
-                          "can be read") from None
-        raise Refused(f"could not open {shown}: {error.strerror or error}") from None
+        raise _not_opened(parent, name, shown, error, "file", stat.S_ISREG,
+                          lambda mode: f"{shown} is {describe_mode(mode)}; only regular "
+                                       "files can be read") from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):

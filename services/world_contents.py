@@ -125,7 +125,9 @@ class WorldContents:
         return found
 
     def places_in(self, x0: int, y0: int, x1: int, y1: int) -> list[NamedPlace]:
-        """The named places on cells x0 <= x < x1, y0 <= y < y1, in no particular order."""
+        """The named places on cells x0 <= x < x1, y0 <= y < y1, in no particular order.
+        (The bucket walk of `objects_in`, written out again: a shared helper that listed
+        the buckets added 0.8% to a 1,000-agent tick's instructions.)"""
         buckets = self._place_buckets
         if not buckets or x0 >= x1 or y0 >= y1:
             return []
