@@ -29,9 +29,11 @@ async def draw_map(env: RuntimeEnv, target: str) -> int:
         raise CliError(f"no world in {env.data_dir} yet; create one with "
                        f"`{env.command('--init')}`")
     async with Storage(env.data_dir, create=False, read_only=True) as storage:
-        if damage := await first_problem(storage, env):
+        async with storage.db.one_moment():  # the check and the picture see one tick
+            damage = await first_problem(storage, env)
+            picture = None if damage else await world_picture(storage)
+        if damage:
             raise CliError(damage)
-        picture = await world_picture(storage)
     if picture is None:
         raise CliError(f"{env.data_dir}: the database holds no world yet (run "
                        f"`{env.command('--init')}`)")

@@ -96,13 +96,10 @@ async def load_world(storage: Storage, config: HearthConfig) -> LoadedWorld:
     """The world and each agent's mind kind, read in one read transaction (one
     committed moment, however the writer goes on meanwhile)."""
     db = storage.db
-    await db.execute("BEGIN")
-    try:
+    async with db.one_moment():
         sim = await load_simulation(storage, config)
         kinds = {str(agent): str(kind)
                  for agent, kind in await db.fetchall("SELECT agent, kind FROM minds")}
-    finally:
-        await db.execute("COMMIT")  # an open read would keep the writer's checkpoints back
     return LoadedWorld(sim, kinds)
 
 

@@ -115,13 +115,15 @@ async def show_status(env: RuntimeEnv, config: HearthConfig, as_json: bool) -> i
             print(message)
         return EXIT_RUNTIME
     async with Storage(env.data_dir, create=False, read_only=True) as storage:
-        if damage := await first_problem(storage, env):
+        async with storage.db.one_moment():  # the check and the counts see one tick
+            damage = await first_problem(storage, env)
+            status = None if damage else await world_status(
+                storage, config.settings.time, config.settings.claude.price_table())
+        if status is None:
             if as_json:
                 print(json.dumps({"error": "damaged", "message": damage}))
                 return EXIT_RUNTIME
-            raise CliError(damage)
-        status = await world_status(storage, config.settings.time,
-                                     config.settings.claude.price_table())
+            raise CliError(str(damage))
     print(json.dumps(status.to_dict(), indent=2) if as_json else format_status(status))
     return EXIT_OK if status.initialised else EXIT_RUNTIME
 

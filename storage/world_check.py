@@ -54,7 +54,13 @@ _STATUSES = frozenset(s.value for s in InvitationStatus)
 
 
 async def check_world(db: Database) -> list[str]:
-    """Every problem of the world in `db`, in table order; empty when it is sound."""
+    """Every problem of the world in `db`, in table order; empty when it is sound. All
+    read at one committed moment: a writer may be living the world meanwhile."""
+    async with db.one_moment():
+        return await _check_all(db)
+
+
+async def _check_all(db: Database) -> list[str]:
     tables = {r[0] for r in await db.fetchall(
         "SELECT name FROM sqlite_master WHERE type = 'table'")}
     found = Problems()

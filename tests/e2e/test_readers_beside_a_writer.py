@@ -68,7 +68,8 @@ def _stress(where: Path, cycles: int) -> None:
         for cycle in range(cycles):
             done = subprocess.run(readers[cycle % len(readers)], capture_output=True,
                                   text=True, timeout=120, env=clean_env())
-            assert done.returncode == 0, (readers[cycle % len(readers)][-2:], done.stderr)
+            said = done.stderr + done.stdout[-2000:]  # --status --json says a refusal on stdout
+            assert done.returncode == 0, (readers[cycle % len(readers)][-2:], said)
             assert writer.poll() is None, "the writer stopped while being read"
     finally:
         time.sleep(0.2)

@@ -12,17 +12,21 @@ on. An event older than a start checks is refused, in one line, by the reader th
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import main
 from services.status import RECENT_TICKS
-from storage import world_check_records
+from storage import Storage, world_check_records
+from storage.world_check import check_world
 
 pytestmark = pytest.mark.hostile
 
@@ -385,3 +389,41 @@ def test_check_lists_every_problem_not_only_the_first(capsys, world: Path) -> No
     assert out.splitlines()[-1].endswith(": 3 problem(s)")
     code, _, err = hearth(capsys, world, "--run", "1", "--mind", "offline")
     assert code == 1 and "2 more" in err
+
+
+def test_a_writer_committing_between_the_checks_reads_is_not_damage(world: Path) -> None:
+    """A world being lived in is checked by readers (`--status`, `--map`, an observer).
+    Another process commits a conversation with its participant in one transaction,
+    just after the check has read the conversations and before it reads who takes part:
+    a check whose statements each saw their own moment would call the new participant's
+    conversation missing. Read at one moment, the world is sound, and the new rows
+    are there for the next look."""
+    db_path = world / "data" / "world.db"
+    adds = ("import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None);"
+            "c.executescript(\"BEGIN IMMEDIATE;"
+            " INSERT INTO conversations VALUES ('conv-new', 'public', 'Ember', 1, NULL);"
+            " INSERT INTO conversation_participants VALUES ('conv-new', 'Ember', 1, NULL);"
+            " COMMIT;\"); c.close()")
+    committed = []
+
+    async def check() -> list[str]:
+        async with Storage(world / "data", create=False, read_only=True) as storage:
+            fetchall = storage.db.fetchall
+
+            async def writer_commits_before_participants(sql: str, params=()):  # noqa: ANN001
+                if "FROM conversation_participants" in sql and not committed:
+                    subprocess.run([sys.executable, "-c", adds, str(db_path)], check=True,
+                                   timeout=60)
+                    committed.append(sql)
+                return await fetchall(sql, params)
+
+            storage.db.fetchall = writer_commits_before_participants  # type: ignore[method-assign]
+            problems = await check_world(storage.db)
+            storage.db.fetchall = fetchall  # type: ignore[method-assign]
+            seen = await storage.db.fetchone("SELECT count(*) FROM conversation_participants "
+                                             "WHERE conversation_id = 'conv-new'")
+            assert seen is not None and seen[0] == 1  # the next look sees the new rows
+        return problems
+
+    assert asyncio.run(check()) == []
+    assert committed, "the other process's commit was never made between the reads"
