@@ -36,19 +36,16 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from adapters.gardener_command import run_gardener
 from config import ConfigError, RuntimeEnv, load_config
 from logging_config import setup_logging
 from observe.command_line import parse_args
-from observe.map_command import draw_map
-from observe.progress import creation_progress
-from observe.run_command import run_world
-from observe.watch_command import Watch, open_world, watch
 from services.command_errors import EXIT_INTERRUPTED, EXIT_RUNTIME, EXIT_USAGE, CliError
-from services.init_command import init_world
-from services.status_command import check_world_rows, show_status
 from storage import StorageError
+
+if TYPE_CHECKING:
+    from observe.watch_command import Watch
 from storage.database_faults import database_fault
 
 log = logging.getLogger("hearth")
@@ -57,7 +54,9 @@ PROJECT_DIR = Path(__file__).resolve().parent
 
 
 async def run(args: argparse.Namespace) -> int | Watch:
-    """The command the flags name, run to its exit code (or a request to watch)."""
+    """The command the flags name, run to its exit code (or a request to watch). Each
+    command's module is imported when it is chosen: the engine, the map and the progress
+    bars cost a third of a second to import, which `--status` need not wait for."""
     config = load_config(args.config_dir)
     from storage import direct_db  # how long every connection waits for others' locks
 
@@ -69,13 +68,18 @@ async def run(args: argparse.Namespace) -> int | Watch:
             raise CliError(f"{folder}: the {what} folder is a file, not a folder; move it "
                            f"aside or choose another with --{what}-dir", EXIT_RUNTIME)
     if args.status:
+        from services.status_command import show_status
         return await show_status(env, config, args.json)
     if args.check:
+        from services.status_command import check_world_rows
         return await check_world_rows(env)
     if args.init:
+        from observe.progress import creation_progress
+        from services.init_command import init_world
         return await init_world(env, config, seed=args.seed, size=args.size,
                                 agents=args.agents, force=args.force, bar=creation_progress)
     if args.map is not None:
+        from observe.map_command import draw_map
         return await draw_map(env, args.map)
     if args.fork is not None:  # issue 30: branchable history
         from engine.fork import fork_command
@@ -85,10 +89,13 @@ async def run(args: argparse.Namespace) -> int | Watch:
         from storage.world_compare import compare_command
         return compare_command(*args.compare, as_json=args.json)
     if args.gardener:
+        from adapters.gardener_command import run_gardener
         return await run_gardener(env, config, once=args.once)
     if args.run:
+        from observe.run_command import run_world
         return await run_world(env, config, args.run, quiet=args.quiet, as_json=args.json,
                                mind=args.mind)
+    from observe.watch_command import open_world
     return await open_world(env, config, args.mind, create=not args.watch)
 
 
@@ -99,7 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(args.debug)
     try:
         outcome = asyncio.run(run(args))
-        return watch(outcome) if isinstance(outcome, Watch) else outcome
+        if isinstance(outcome, int):
+            return outcome
+        from observe.watch_command import watch
+        return watch(outcome)
     except ConfigError as exc:
         print(f"hearth: config error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -450,27 +450,20 @@ class Database:
 
     @asynccontextmanager
     async def one_moment(self) -> AsyncIterator[None]:
-        """Reads that all see the same committed moment, however another process
-        writes meanwhile (a deferred read transaction: in WAL it never holds a writer
-        back). Statements outside one each see their own moment, so a reader that
-        checks one table against another could find a conversation's participants
-        committed and the conversation not yet. Inside the task's own unit of work it
-        is that unit; ended at once, as an open read keeps the writer's checkpoints back.
-        """
+        """Reads that all see one committed moment while another process writes (a
+        deferred read transaction; DESIGN.md "A reader sees one moment")."""
         if self.in_transaction:
             yield
             return
         async with self._lock:
             await self.conn.execute("BEGIN")
             self._owner = asyncio.current_task()
-            ok = False
             try:
                 yield
-                ok = True
-            finally:
+            finally:  # a nested transaction() has committed or undone its own writes
                 self._owner = None
                 if self.conn.in_transaction:
-                    await self.conn.execute("COMMIT" if ok else "ROLLBACK")
+                    await self.conn.execute("COMMIT")
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
