@@ -8,7 +8,7 @@
                                   agent's own tools can see it (never inventory)
 
 Creating a home never overwrites a file that exists: whatever an agent wrote is
-theirs. Status files are replaced atomically so a reader never sees half a file.
+theirs.
 
 **Nothing leaves a home.** The agents folder is the operator's and is taken as
 given (it may be a link). Below it nothing is followed: the home is opened with
@@ -18,10 +18,19 @@ that is a symbolic link, or anything but a folder, is refused with
 `HomeRefusedError` (one line naming the home and what is wrong) before anything
 is written. Files are made with `O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK`: one
 that exists, whatever it is (a link, a FIFO, a device), is left alone and never
-written through or waited on. `.status` is written to a fresh `.status.partial`
+written through or waited on.
+
+`.status` is rewritten every turn of every agent, so it is written in place when
+what is there is Hearth's own: a regular file with no other name (opened with
+`O_NOFOLLOW | O_NONBLOCK`, checked by fstat), overwritten with one pwrite and cut
+to length (4 us, against 300 us for a new file and a rename: a tenth of a second
+each tick at 240 agents). The agent's own tools read it in turn, never meeting a
+write half done; a reader in another process may, for an instant, see the new
+text followed by the end of the old. Anything else there (nothing, a link, a FIFO,
+a file with a second name) is replaced: the text goes to a fresh `.status.partial`
 (whatever was at that name is unlinked first; unlinking a link removes the link,
-not what it points at) and renamed over `.status` with `os.replace`, which
-replaces a link or a hard link at `.status` rather than writing through it.
+not what it points at), renamed over `.status` with `os.replace`, which replaces a
+link or a hard link rather than writing through it.
 """
 
 from __future__ import annotations
@@ -179,13 +188,56 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+OWN_FILE_FLAGS = os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | _O_CLOEXEC
+"""How Hearth opens a file of its own to rewrite it: never through a link, never waiting."""
+
+
 def _write_status(home: int, text: str) -> None:
-    """Write `.status` in the home `home` (an fd) whole, through `.status.partial`."""
+    """Write `.status` in the home `home` (an fd): in place when it is Hearth's own
+    plain file, else whole through `.status.partial` (the module's docstring)."""
     data = (text if text.endswith("\n") else text + "\n").encode("utf-8")
     try:
         os.unlink(STATUS_PARTIAL, dir_fd=home)  # a link or FIFO left there: the name goes
     except FileNotFoundError:
         pass
+    if not _rewritten_in_place(home, data):
+        _replace_status(home, data)
+
+
+def _rewritten_in_place(home: int, data: bytes) -> bool:
+    """Overwrite `.status` if it is a regular file with one name; False (nothing
+    written) for anything else there, or nothing. Looked at before it is opened, so
+    nothing else (a FIFO, a device) is ever opened, and again once open, in case it
+    was swapped between the two."""
+    try:
+        seen = os.stat(STATUS_FILE, dir_fd=home, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    if not _own_file(seen):
+        return False
+    try:
+        fd = os.open(STATUS_FILE, OWN_FILE_FLAGS, dir_fd=home)
+    except OSError:
+        return False  # gone meanwhile, or a link now (ELOOP): replaced whole
+    try:
+        found = os.fstat(fd)
+        if not _own_file(found) or (found.st_dev, found.st_ino) != (seen.st_dev, seen.st_ino):
+            return False
+        if os.pwrite(fd, data, 0) != len(data):
+            return False  # a short write (a full disk): replaced whole instead
+        if found.st_size > len(data):
+            os.ftruncate(fd, len(data))
+        return True
+    finally:
+        os.close(fd)
+
+
+def _own_file(found: os.stat_result) -> bool:
+    """A regular file with no second name (a hard link would carry a write elsewhere)."""
+    return stat.S_ISREG(found.st_mode) and found.st_nlink == 1
+
+
+def _replace_status(home: int, data: bytes) -> None:
     fd = os.open(STATUS_PARTIAL, NEW_FILE_FLAGS, 0o644, dir_fd=home)
     try:
         _write_all(fd, data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -100,19 +101,42 @@ def test_write_status_of_empty_text_is_one_newline(homes: AgentHomes) -> None:
     assert (home / STATUS_FILE).read_text(encoding="utf-8") == "\n"
 
 
-def test_write_status_replaces_the_file_and_leaves_no_partial(homes: AgentHomes) -> None:
-    home = homes.create("Ember", "old status")
+def test_write_status_rewrites_its_own_file_in_place_and_leaves_no_partial(
+        homes: AgentHomes) -> None:
+    """Hearth's own .status (a plain file with one name) is overwritten where it is:
+    the same file, the new text whole, a longer old text cut to length."""
+    home = homes.create("Ember", "an old status, longer than the new one")
     status = home / STATUS_FILE
     old_inode = status.stat().st_ino
-    with open(status, encoding="utf-8") as reader:
-        homes.write_status("Ember", "new status")
-        # A reader that opened the old file still sees all of the old file: the new
-        # one was renamed over it, not written into it.
-        assert reader.read() == "old status\n"
+    homes.write_status("Ember", "new status")
     assert status.read_text(encoding="utf-8") == "new status\n"
-    assert status.stat().st_ino != old_inode
+    assert status.stat().st_ino == old_inode
+    homes.write_status("Ember", "a status longer than the one before it")
+    assert status.read_text(encoding="utf-8") == "a status longer than the one before it\n"
     assert not (home / f"{STATUS_FILE}.partial").exists()
     assert sorted(p.name for p in home.iterdir()) == sorted([*FILES, STATUS_FILE])
+
+
+def test_a_status_with_a_second_name_is_replaced_not_written_through(
+        homes: AgentHomes, tmp_path: Path) -> None:
+    """A hard link at .status (another name for a file elsewhere): writing in place
+    would change that file too, so .status is replaced by a new file; the other
+    name keeps its text."""
+    home = homes.create("Ember", "old status")
+    elsewhere = tmp_path / "elsewhere.txt"
+    os.link(home / STATUS_FILE, elsewhere)
+    homes.write_status("Ember", "new status")
+    assert (home / STATUS_FILE).read_text(encoding="utf-8") == "new status\n"
+    assert elsewhere.read_text(encoding="utf-8") == "old status\n"
+    assert (home / STATUS_FILE).stat().st_ino != elsewhere.stat().st_ino
+
+
+def test_a_partial_left_by_a_crash_goes_at_the_next_status(homes: AgentHomes) -> None:
+    home = homes.create("Ember", "old status")
+    (home / f"{STATUS_FILE}.partial").write_text("half a stat", encoding="utf-8")
+    homes.write_status("Ember", "new status")
+    assert not (home / f"{STATUS_FILE}.partial").exists()
+    assert (home / STATUS_FILE).read_text(encoding="utf-8") == "new status\n"
 
 
 def test_write_status_many_times_leaves_the_last(homes: AgentHomes) -> None:
