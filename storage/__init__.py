@@ -150,6 +150,7 @@ class Storage:
         return self._writer
 
     async def close(self) -> None:
+        self.traces.flush_logged()
         if self._writer is not None:
             writer, self._writer = self._writer, None
             await asyncio.to_thread(writer.close)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
 from storage import Storage
+from storage.jsonl import JsonlFile
+from storage.traces import TraceWriter
 
 
 def _all_files(root: Path) -> set[Path]:
@@ -63,3 +66,41 @@ async def test_an_invalid_agent_name_is_refused_and_writes_nothing(
     assert _all_files(tmp_path) == before
     assert not (storage.data_dir / "evil.jsonl").exists()
     assert not (tmp_path / "evil.jsonl").exists()
+
+
+async def test_a_passes_records_are_written_together_when_it_is_done(
+        storage: Storage, data_dir: Path) -> None:
+    """Records written in one pass of the event loop reach the file together, once that
+    pass is done: one append (one open, write, close) for a step's several records."""
+    path = storage.traces.path_for("Ember")
+    appends = []
+    real = JsonlFile.append
+
+    def counted(self: JsonlFile, records: list) -> None:
+        appends.append(len(records))
+        real(self, records)
+
+    JsonlFile.append = counted  # type: ignore[method-assign]
+    try:
+        for n in range(3):
+            storage.traces.write_now("Ember", {"n": n})
+        assert not path.exists()  # still this pass
+        await asyncio.sleep(0)
+    finally:
+        JsonlFile.append = real  # type: ignore[method-assign]
+    assert appends == [3]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["n"] for line in lines] == [0, 1, 2]
+
+
+async def test_records_waiting_are_written_when_the_storage_closes(data_dir: Path) -> None:
+    async with Storage(data_dir) as storage:
+        storage.traces.write_now("Ember", {"n": 1})
+        path = storage.traces.path_for("Ember")
+    assert [json.loads(line)["n"] for line in path.read_text(encoding="utf-8").splitlines()] == [1]
+
+
+def test_without_a_running_loop_a_record_is_written_at_once(tmp_path: Path) -> None:
+    traces = TraceWriter(tmp_path / "traces")
+    traces.write_now("Ember", {"n": 1})
+    assert traces.path_for("Ember").read_text(encoding="utf-8").count("\n") == 1
