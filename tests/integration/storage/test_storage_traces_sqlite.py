@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from storage import Storage
+from storage import Storage, traces
 from storage.jsonl import JsonlFile
 from storage.traces import TraceWriter
 
@@ -68,10 +68,11 @@ async def test_an_invalid_agent_name_is_refused_and_writes_nothing(
     assert not (tmp_path / "evil.jsonl").exists()
 
 
-async def test_a_passes_records_are_written_together_when_it_is_done(
+async def test_records_are_written_together_once_the_loop_is_quiet(
         storage: Storage, data_dir: Path) -> None:
-    """Records written in one pass of the event loop reach the file together, once that
-    pass is done: one append (one open, write, close) for a step's several records."""
+    """Records wait while the loop is busy and reach the file together once no record
+    has come for QUIET seconds: one append (one open, write, close) for an agent's
+    records of a step."""
     path = storage.traces.path_for("Ember")
     appends = []
     real = JsonlFile.append
@@ -84,13 +85,30 @@ async def test_a_passes_records_are_written_together_when_it_is_done(
     try:
         for n in range(3):
             storage.traces.write_now("Ember", {"n": n})
-        assert not path.exists()  # still this pass
-        await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        assert not path.exists()  # the loop is not quiet yet
+        await asyncio.sleep(traces.QUIET * 4)
     finally:
         JsonlFile.append = real  # type: ignore[method-assign]
     assert appends == [3]
     lines = path.read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["n"] for line in lines] == [0, 1, 2]
+
+
+async def test_a_record_waits_no_longer_than_most_however_busy_the_loop(
+        storage: Storage) -> None:
+    """Records coming faster than QUIET without end are still written, MOST seconds
+    after the first waited."""
+    path = storage.traces.path_for("Ember")
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    written_by = None
+    while loop.time() - started < traces.MOST * 3:
+        storage.traces.write_now("Ember", {"at": loop.time()})
+        await asyncio.sleep(traces.QUIET / 5)
+        if written_by is None and path.exists():
+            written_by = loop.time() - started
+    assert written_by is not None and traces.MOST <= written_by < traces.MOST * 2
 
 
 async def test_records_waiting_are_written_when_the_storage_closes(data_dir: Path) -> None:
