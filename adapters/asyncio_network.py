@@ -27,13 +27,10 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Iterable
+from typing import Any
 
 import httpcore2
-import httpx2
-
-from services.command_errors import EXIT_USAGE, CliError
 
 PAUSE_ABOVE = 1 << 20
 """Bytes buffered unread before the socket stops being read (a large download)."""
@@ -258,28 +255,6 @@ def _with_options(transport: asyncio.Transport, buffered: _Buffered,
         transport.close()
         raise httpcore2.ConnectError(str(exc)) from exc
     return AsyncioStream(transport, buffered)
-
-
-class ProxyRefused(CliError):
-    """The environment names a proxy the SDKs' HTTP client cannot use (a SOCKS proxy
-    without socksio, an unknown scheme, a malformed URL): one line, exit 2."""
-
-
-H = TypeVar("H")
-
-
-def sdk_http_client(make: Callable[[], H]) -> H:
-    """`make()`, an SDK's own default HTTP client (the proxies the environment names
-    included), with its pools on AsyncioNetwork; ProxyRefused for a proxy setting it
-    cannot use, which the SDK would raise as a traceback from deep in httpx."""
-    try:
-        http = make()
-    except (ImportError, ValueError, httpx2.InvalidURL) as exc:
-        why = str(exc).rstrip(".")
-        raise ProxyRefused(f"the proxy the environment names cannot be used ({why}); fix or "
-                           "unset ALL_PROXY, HTTPS_PROXY and HTTP_PROXY", EXIT_USAGE) from None
-    use_asyncio_network(http)
-    return http
 
 
 def use_asyncio_network(client: Any) -> int:

@@ -15,23 +15,20 @@ within a deadline.
 from __future__ import annotations
 
 import datetime as dt
-import functools
-import ssl
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import anthropic
-import httpx2
 
-from adapters.asyncio_network import sdk_http_client
 from adapters.capacity import Capacities
 from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from adapters.claude_mind.narrator import ModelNarrator
 from adapters.claude_models import Lineup, check_models
 from adapters.client_shards import clients_needed
+from adapters.sdk_http import sdk_http_client
 from config.claude import ClaudeSettings
 from services.budget import SpendMeter
 
@@ -73,16 +70,11 @@ def new_client(api_key: str, timeout: float, *,
     system's certificates again (some 20 ms and their memory, per client). It is the
     context the SDK's HTTP client makes by default (`SSL_CERT_FILE` and all), and the
     client is the SDK's own `DefaultAsyncHttpxClient`, with the SDK's defaults, its
-    connections on asyncio's transports (adapters/asyncio_network.py). `base_url`:
+    connections HTTP/1.1 on asyncio's streams (adapters/sdk_http.py). `base_url`:
     another endpoint than the SDK's (None: the SDK's, `ANTHROPIC_BASE_URL` included)."""
-    http = sdk_http_client(lambda: anthropic.DefaultAsyncHttpxClient(verify=_tls_context()))
+    http = sdk_http_client(anthropic.DefaultAsyncHttpxClient)
     return anthropic.AsyncAnthropic(api_key=api_key, max_retries=0, timeout=timeout,
                                     http_client=http, base_url=base_url)
-
-
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    return httpx2.create_ssl_context()
 
 
 async def claude_parts(

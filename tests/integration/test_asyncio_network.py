@@ -27,6 +27,7 @@ import trustme
 
 from adapters.asyncio_network import PAUSE_ABOVE, AsyncioNetwork, use_asyncio_network
 from adapters.claude_setup import new_client
+from adapters.http1 import Http1
 from adapters.openai_mind import local_client
 from tests.fake_openai import reply
 from tests.messages_standin import StrictMessagesApi
@@ -325,14 +326,24 @@ async def test_https_through_a_connect_proxy(authority: trustme.CA,
     assert tunnels == [f"CONNECT localhost:{origin_port} HTTP/1.1".encode()]
 
 
-def test_the_sdks_clients_are_built_on_it() -> None:
-    """If an SDK or httpx2 release builds its pools otherwise, this fails rather than
-    the saving going quietly."""
+def test_the_sdks_clients_are_built_on_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """If an SDK or httpx2 release builds its clients otherwise, this fails rather than
+    the saving going quietly: direct requests go through Http1 (adapters/http1.py, on
+    these streams), and with a proxy named every pool is on AsyncioNetwork."""
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy",
+                 "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
     claude = new_client("test-key", 30)
     local = local_client("http://127.0.0.1:9/v1", "not-needed", 0, 30)
     for client in (claude, local):
-        pool = client._client._transport._pool
-        assert isinstance(pool._network_backend, AsyncioNetwork)
+        assert isinstance(client._client._transport, Http1)
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    for client in (new_client("test-key", 30),
+                   local_client("http://127.0.0.1:9/v1", "not-needed", 0, 30)):
+        transports = [client._client._transport, *client._client._mounts.values()]
+        pools = [t._pool for t in transports if t is not None]
+        assert len(pools) == 2
+        assert all(isinstance(p._network_backend, AsyncioNetwork) for p in pools)
 
 
 def test_a_client_of_another_make_is_left_alone() -> None:
@@ -345,8 +356,8 @@ def test_a_client_of_another_make_is_left_alone() -> None:
 
 
 async def test_claude_requests_over_a_real_socket() -> None:
-    """The real SDK, sending through AsyncioNetwork, to the strict stand-in served on
-    127.0.0.1 (HTTP/1.1 keep-alive, as the API serves)."""
+    """The real SDK, sending through Http1 on these streams, to the strict stand-in
+    served on 127.0.0.1 (HTTP/1.1 keep-alive, as the API serves): one connection, kept."""
     api = StrictMessagesApi()
     with api.serve(keep_alive=True) as url:
         client = new_client("test-key", 30, base_url=url)
@@ -355,7 +366,8 @@ async def test_claude_requests_over_a_real_socket() -> None:
                 model="claude-sonnet-5-5", max_tokens=1024,
                 messages=[{"role": "user", "content": f"Say {word}."}])
             assert message.role == "assistant" and message.content
-        assert len(client._client._transport._pool.connections) == 1
+        kept = client._client._transport._idle
+        assert [len(conns) for conns in kept.values()] == [1]
         await client.close()
     assert len(api.served) == 3 and not api.refused
 
