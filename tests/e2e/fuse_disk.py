@@ -22,13 +22,16 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import multiprocessing
 import os
+import select
 import stat
 import struct
 import subprocess
-import threading
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,27 +60,43 @@ class FaultyDisk:
     def __init__(self, backing: Path, mount: Path) -> None:
         self.backing, self.mount = backing, mount
         self.failing: dict[str, int] = {}
-        self.refused: list[tuple[str, str]] = []  # (operation, path) answered with a fault
-        self.broken: list[str] = []  # requests this server itself failed on (a bug here)
+        self._refused: list[tuple[str, str]] = []  # (operation, path) answered with a fault
+        self._broken: list[str] = []  # requests this server itself failed on (a bug here)
+        self._control: Connection | None = None  # to the server's process (the test's end)
+        self._server = 0
         self._paths: dict[int, str] = {1: ""}
         self._nodes: dict[str, int] = {"": 1}
         self._next_node = 2
         self._files: dict[int, int] = {}
         self._dirs: dict[int, list[tuple[str, int, int]]] = {}
         self._next_handle = 1
-        self._lock = threading.Lock()
         self._fd = -1
 
     # --- what a test asks --------------------------------------------------------------
 
     def fail(self, code: int = errno.EIO, ops: frozenset[str] = CHANGES) -> None:
         """From now on, answer each of `ops` with `code` (EIO: the disk fails)."""
-        with self._lock:
-            self.failing = dict.fromkeys(ops, code)
+        self._ask(("fail", dict.fromkeys(ops, code)))
 
     def heal(self) -> None:
-        with self._lock:
-            self.failing = {}
+        self._ask(("fail", {}))
+
+    @property
+    def refused(self) -> list[tuple[str, str]]:
+        """Each (operation, path) answered with a fault so far."""
+        return self._ask(("report",))[0]
+
+    @property
+    def broken(self) -> list[str]:
+        return self._ask(("report",))[1]
+
+    def _ask(self, command: tuple) -> Any:
+        """Tell the server's process, and wait until it has done so (a fault asked for
+        is in force before the test goes on)."""
+        if self._control is None:
+            return None if command[0] == "fail" else ([], [])
+        self._control.send(command)
+        return self._control.recv()
 
     # --- mounting ----------------------------------------------------------------------
 
@@ -94,32 +113,62 @@ class FaultyDisk:
             pytest.fail(f"mounting a FUSE file system at {self.mount} failed "
                         f"({os.strerror(code)}); these tests need root and /dev/fuse, "
                         "they are never skipped", pytrace=False)
-        threading.Thread(target=self._serve, name="faulty-disk", daemon=True).start()
+        # The server answers in a process of its own. In a thread of the test's process
+        # it could wait on that process's memory map (growing its heap) while the test's
+        # thread waited on it inside a page fault on the mount: both stopped, for good
+        # (seen once, a suite hung for half an hour).
+        self._control, theirs = multiprocessing.Pipe()
+        self._server = os.fork()
+        if self._server == 0:  # the server's process: serves until unmounted, then ends
+            code = 0
+            try:
+                self._control.close()
+                self._control = None
+                self._serve(theirs)
+            except BaseException:  # noqa: BLE001 - never back into the test's code
+                code = 1
+            finally:
+                os._exit(code)
+        theirs.close()
+        os.close(self._fd)  # the server's process holds it
 
     def stop(self) -> None:
         """Unmount; if something still holds it, abort the connection first, so nothing
         can be left waiting on a server that is gone."""
         self.heal()
+        broken = self.broken
         done = subprocess.run(["umount", str(self.mount)], capture_output=True, text=True)
         if done.returncode != 0:
             minor = os.stat(self.mount).st_dev & 0xFF
             with contextlib.suppress(OSError):
                 Path(f"/sys/fs/fuse/connections/{minor}/abort").write_text("1")
             subprocess.run(["umount", "-l", str(self.mount)], capture_output=True)
-        with contextlib.suppress(OSError):
-            os.close(self._fd)
-        for fd in list(self._files.values()):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._files.clear()
-        if self.broken:
-            pytest.fail(f"the test's FUSE server failed to answer: {self.broken[:3]}",
+        if self._control is not None:
+            self._control.close()  # the server's process ends when it sees this
+            self._control = None
+        if self._server:
+            os.waitpid(self._server, 0)
+            self._server = 0
+        if broken:
+            pytest.fail(f"the test's FUSE server failed to answer: {broken[:3]}",
                         pytrace=False)
 
     # --- the loop ----------------------------------------------------------------------
 
-    def _serve(self) -> None:
+    def _serve(self, control: Connection) -> None:
         while True:
+            ready, _, _ = select.select([self._fd, control], [], [])
+            if control in ready:
+                try:
+                    command = control.recv()
+                except EOFError:
+                    return  # the test is done with this disk
+                if command[0] == "fail":
+                    self.failing = command[1]
+                    control.send(None)
+                else:
+                    control.send((list(self._refused), list(self._broken)))
+                continue
             try:
                 request = os.read(self._fd, MAX_WRITE + 64 * 1024)
             except OSError as exc:
@@ -141,17 +190,16 @@ class FaultyDisk:
                 # the kernel would wait on this server forever, and with it every process
                 # touching the mount (a hung suite). The caller gets EIO; `stop` fails
                 # the test, naming the bug.
-                self.broken.append(f"{op}: {exc!r}")
+                self._broken.append(f"{op}: {exc!r}")
                 reply, error = b"", -errno.EIO
             with contextlib.suppress(OSError):  # ENOENT: the caller was interrupted
                 os.write(self._fd, OUT_HEADER.pack(OUT_HEADER.size + len(reply), error,
                                                    unique) + reply)
 
     def _answer(self, op: str, node: int, body: bytes) -> bytes:
-        with self._lock:
-            code = self.failing.get(op)
+        code = self.failing.get(op)
         if code is not None:
-            self.refused.append((op, self._paths.get(node, "?")))
+            self._refused.append((op, self._paths.get(node, "?")))
             raise OSError(code, os.strerror(code))
         handler = getattr(self, f"_op_{op}", None)
         if handler is None:
