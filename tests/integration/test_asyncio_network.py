@@ -30,6 +30,7 @@ from adapters.claude_setup import new_client
 from adapters.http1 import Http1
 from adapters.openai_mind import local_client
 from tests.fake_openai import reply
+from tests.integration.conftest import tls_pair
 from tests.messages_standin import StrictMessagesApi
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -181,20 +182,6 @@ async def test_socket_options_are_set() -> None:
         assert stream.get_extra_info("socket").getsockopt(
             socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
         await stream.aclose()
-
-
-@pytest.fixture(scope="module")
-def authority() -> trustme.CA:
-    return trustme.CA()
-
-
-def tls_pair(authority: trustme.CA) -> tuple[ssl.SSLContext, ssl.SSLContext]:
-    """A server context for `localhost` and a client context trusting the test CA."""
-    serving = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    authority.issue_cert("localhost").configure_cert(serving)
-    trusting = ssl.create_default_context()
-    authority.configure_trust(trusting)
-    return serving, trusting
 
 
 async def test_tls_is_started_on_an_open_connection(authority: trustme.CA) -> None:

@@ -28,7 +28,6 @@ import httpcore2
 import httpx2
 import openai
 import pytest
-import trustme
 from httpcore2._backends.anyio import AnyIOBackend
 
 from adapters.asyncio_network import PAUSE_ABOVE, AsyncioNetwork, use_asyncio_network
@@ -116,20 +115,6 @@ async def read_all(stream: httpcore2.AsyncNetworkStream, timeout: float = 5) -> 
     while chunk := await stream.read(65536, timeout=timeout):
         got += chunk
     return bytes(got)
-
-
-@pytest.fixture(scope="module")
-def authority() -> trustme.CA:
-    return trustme.CA()
-
-
-@pytest.fixture
-def tls(authority: trustme.CA) -> tuple[ssl.SSLContext, ssl.SSLContext]:
-    serving = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    authority.issue_cert("localhost", "127.0.0.1").configure_cert(serving)
-    trusting = ssl.create_default_context()
-    authority.configure_trust(trusting)
-    return serving, trusting
 
 
 # ---------------------------------------------------------------- closing our own end

@@ -26,7 +26,6 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
-import trustme
 
 from adapters.http1 import Http1, use_http1
 
@@ -154,20 +153,6 @@ async def until(condition: Callable[[], bool], what: str, within: float = 2.0) -
 
 def heads(seen: Seen) -> list[bytes]:
     return [head for _, head, _ in seen.requests]
-
-
-@pytest.fixture(scope="module")
-def authority() -> trustme.CA:
-    return trustme.CA()
-
-
-@pytest.fixture
-def tls(authority: trustme.CA) -> tuple[ssl.SSLContext, ssl.SSLContext]:
-    serving = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    authority.issue_cert("localhost", "127.0.0.1").configure_cert(serving)
-    trusting = ssl.create_default_context()
-    authority.configure_trust(trusting)
-    return serving, trusting
 
 
 # ---------------------------------------------------------------- keep-alive
