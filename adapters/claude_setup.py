@@ -14,6 +14,7 @@ within a deadline.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -27,8 +28,8 @@ from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from adapters.claude_mind.narrator import ModelNarrator
 from adapters.claude_models import Lineup, check_models
-from adapters.client_shards import clients_needed
-from adapters.sdk_http import sdk_http_client
+from adapters.client_shards import AGENTS_PER_CLIENT, clients_needed
+from adapters.sdk_http import sdk_http_client, warm_connections
 from config.claude import ClaudeSettings
 from services.budget import SpendMeter
 
@@ -113,6 +114,10 @@ async def claude_parts(
         raise
     more = [make_client(api_key, settings.timeout_seconds)  # adapters/client_shards.py
             for _ in range(1, clients_needed(len(speakers)))]
+    shares = [min(AGENTS_PER_CLIENT, len(speakers) - i * AGENTS_PER_CLIENT)
+              for i in range(1 + len(more))]
+    await asyncio.gather(*(warm_connections(c, n) for c, n in zip([client, *more], shares,
+                                                                   strict=True)))
     mind = ClaudeMind(
         client,
         {s.name: ClaudeProfile(s.model, s.personality, s.effort or settings.effort)

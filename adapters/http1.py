@@ -338,6 +338,10 @@ class Http1(httpx2.AsyncBaseTransport):
             if conn.reusable(now, self._expiry):
                 return conn
             await conn.stream.aclose()
+        return await self._open(origin, timeout)
+
+    async def _open(self, origin: tuple[bytes, bytes, int],
+                    timeout: float | None) -> _Connection:
         scheme, host, port = origin
         name = host.decode("ascii")
         stream = await self._network.connect_tcp(name, port, timeout=timeout,
@@ -350,6 +354,31 @@ class Http1(httpx2.AsyncBaseTransport):
                 await stream.aclose()
                 raise
         return _Connection(stream)
+
+    async def warm(self, url: httpx2.URL, count: int, timeout: float | None = 10.0) -> int:
+        """Open up to `count` connections to `url`'s server now (TCP, and TLS for
+        https), kept idle for the first requests: how many opened. A run's first tick
+        would otherwise open every agent's connection while the others' requests wait
+        to be sent (with TLS, a handshake each). One that fails is left for a request
+        to meet again, and say so; one not used within `keepalive_expiry` is closed."""
+        if url.scheme not in ("http", "https") or self._closed:
+            return 0
+        origin = (url.raw_scheme, url.raw_host,
+                  url.port or (443 if url.scheme == "https" else 80))
+        room = max(0, min(count, self._max_keepalive - len(self._idle.get(origin, ()))))
+
+        async def one() -> _Connection | None:
+            try:
+                return await self._open(origin, timeout)
+            except (httpcore2.NetworkError, httpcore2.TimeoutException, OSError):
+                return None
+
+        made = [c for c in await asyncio.gather(*(one() for _ in range(room))) if c]
+        now = time.monotonic()
+        for conn in made:
+            conn.idle_since = now
+        self._idle.setdefault(origin, []).extend(made)
+        return len(made)
 
     async def _keep(self, origin: tuple[bytes, bytes, int], conn: _Connection) -> None:
         self._room.release()

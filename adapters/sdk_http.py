@@ -13,12 +13,12 @@ from __future__ import annotations
 import functools
 import ssl
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx2
 
 from adapters.asyncio_network import use_asyncio_network
-from adapters.http1 import use_http1
+from adapters.http1 import Http1, use_http1
 from services.command_errors import EXIT_USAGE, CliError
 
 
@@ -53,3 +53,14 @@ def sdk_http_client(make: Callable[..., H]) -> H:
     use_http1(http, context)
     use_asyncio_network(http)
     return http
+
+
+async def warm_connections(client: Any, count: int) -> int:
+    """Open `count` connections from an SDK client (Anthropic's or OpenAI's) to its
+    endpoint before its agents' first requests (Http1.warm): how many opened; none for
+    a client whose requests do not go through Http1 (a proxy, another make). The SDKs
+    keep their HTTP client as `_client`; a test fails if a release moves it."""
+    transport = getattr(getattr(client, "_client", None), "_transport", None)
+    if not isinstance(transport, Http1):
+        return 0
+    return await transport.warm(client.base_url, count)

@@ -27,7 +27,10 @@ import anthropic
 import httpx2
 import pytest
 
+from adapters.claude_setup import new_client
 from adapters.http1 import Http1, use_http1
+from adapters.openai_mind import local_client
+from adapters.sdk_http import warm_connections
 
 TRANSPORTS = [pytest.param("http1", id="http1"), pytest.param("reference", id="reference")]
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
@@ -754,3 +757,53 @@ async def test_the_sdk_sees_a_broken_connection_as_a_connection_error(kind: str)
     async with serve(lambda head, n: answer) as (url, _), client_for(kind) as client:
         with pytest.raises(anthropic.APIConnectionError):
             await ask(url, client)
+
+
+# ---------------------------------------------------------------- warming
+
+async def test_warmed_connections_carry_the_first_requests(tls) -> None:
+    """`warm` opens connections (TLS included) before any request, and the first
+    requests go on them: no more are accepted than were warmed."""
+    serving, trusting = tls
+    async with serve(lambda head, n: OK, tls=serving) as (url, seen):
+        transport = Http1(trusting)
+        async with httpx2.AsyncClient(transport=transport) as client:
+            assert await transport.warm(httpx2.URL(url), 3) == 3
+            await until(lambda: seen.accepts == 3, "three connections accepted")
+            answers = await asyncio.gather(*(client.get(url) for _ in range(3)))
+            assert [a.text for a in answers] == ["ok"] * 3
+            assert seen.accepts == 3
+
+
+async def test_warming_a_server_that_is_not_there_is_no_error() -> None:
+    """A connection that cannot be opened now is left for a request to meet (and say)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]  # bound, never listening: connecting is refused
+        transport = Http1()
+        assert await transport.warm(httpx2.URL(f"http://127.0.0.1:{port}/"), 2) == 0
+        async with httpx2.AsyncClient(transport=transport) as client:
+            with pytest.raises(httpx2.ConnectError):
+                await client.get(f"http://127.0.0.1:{port}/")
+
+
+async def test_the_sdks_clients_are_warmed_through_http1(monkeypatch) -> None:
+    """`warm_connections` reaches an SDK client's Http1 (a test that fails if an SDK
+    release keeps its HTTP client elsewhere), and leaves a proxied client alone."""
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy",
+                 "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    async with serve(lambda head, n: OK) as (url, seen):
+        claude = new_client("test-key", 30, base_url=url)
+        local = local_client(f"{url}/v1", "not-needed", 0, 30)
+        try:
+            assert await warm_connections(claude, 2) == 2
+            assert await warm_connections(local, 1) == 1
+            await until(lambda: seen.accepts == 3, "three connections accepted")
+        finally:
+            await claude.close()
+            await local.close()
+        monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+        proxied = new_client("test-key", 30, base_url=url)
+        assert await warm_connections(proxied, 2) == 0
+        await proxied.close()
