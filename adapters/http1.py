@@ -32,7 +32,8 @@ timeouts and their errors are theirs):
 Requests through a proxy keep httpx's own transports (`use_http1` replaces only the
 client's direct one), and so do clients of another make. Http1 takes the client's
 limits and socket options (the SDKs ask for TCP keepalive there: a long answer
-through a NAT is not dropped unseen).
+through a NAT is not dropped unseen). `warm` opens connections ahead of the first
+requests (a run's first tick would otherwise open them all while the others wait).
 """
 
 from __future__ import annotations
