@@ -70,6 +70,19 @@ class _Broken(Exception):
     """The server's bytes are not HTTP/1.1 (raised as httpx's RemoteProtocolError)."""
 
 
+def _as_httpx(exc: BaseException) -> Exception:
+    """The httpx error a stream's (httpcore's) error or a broken answer is to callers."""
+    if isinstance(exc, _Broken):
+        return httpx2.RemoteProtocolError(str(exc))
+    return next(httpx_error(str(exc)) for stream_error, httpx_error in _ERRORS.items()
+                if isinstance(exc, stream_error))
+
+
+def _origin(url: httpx2.URL) -> tuple[bytes, bytes, int]:
+    """Which server a URL's connections go to: scheme, host, port."""
+    return url.raw_scheme, url.raw_host, url.port or (443 if url.scheme == "https" else 80)
+
+
 class _Connection:
     """One stream, with what has been read from it and not used yet."""
 
@@ -184,12 +197,9 @@ class _Body(httpx2.AsyncByteStream):
         try:
             async for chunk in self._chunks():
                 yield chunk
-        except _Broken as exc:
+        except (_Broken, *_ERRORS) as exc:
             await self._drop()
-            raise httpx2.RemoteProtocolError(str(exc)) from None
-        except tuple(_ERRORS) as exc:
-            await self._drop()
-            raise _ERRORS[type(exc)](str(exc)) from exc
+            raise _as_httpx(exc) from exc
 
     async def _chunks(self) -> AsyncIterator[bytes]:
         conn, timeout = self._conn, self._timeout
@@ -267,7 +277,7 @@ class Http1(httpx2.AsyncBaseTransport):
             raise httpx2.UnsupportedProtocol(f"Request URL has an unsupported protocol "
                                              f"'{url.scheme}://'.")
         timeouts = request.extensions.get("timeout", {})
-        origin = (url.raw_scheme, url.raw_host, url.port or (443 if url.scheme == "https" else 80))
+        origin = _origin(url)
         body = await request.aread()
         head, closing = self._head(request, body)
         try:
@@ -292,10 +302,8 @@ class Http1(httpx2.AsyncBaseTransport):
                 await self._discard(conn)
             else:
                 self._room.release()
-            if isinstance(exc, _Broken):
-                raise httpx2.RemoteProtocolError(str(exc)) from None
-            if type(exc) in _ERRORS:
-                raise _ERRORS[type(exc)](str(exc)) from exc
+            if isinstance(exc, (_Broken, *_ERRORS)):
+                raise _as_httpx(exc) from exc
             raise
         return httpx2.Response(
             status, headers=headers,
@@ -364,8 +372,7 @@ class Http1(httpx2.AsyncBaseTransport):
         to meet again, and say so; one not used within `keepalive_expiry` is closed."""
         if url.scheme not in ("http", "https") or self._closed:
             return 0
-        origin = (url.raw_scheme, url.raw_host,
-                  url.port or (443 if url.scheme == "https" else 80))
+        origin = _origin(url)
         room = max(0, min(count, self._max_keepalive - len(self._idle.get(origin, ()))))
 
         async def one() -> _Connection | None:

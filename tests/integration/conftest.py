@@ -1,9 +1,13 @@
-"""What the integration tests on real TLS share: a test certificate authority, and a
-server context for `localhost` (and 127.0.0.1) with a client context that trusts it."""
+"""What the integration tests on real sockets share: a test certificate authority, a
+server context for `localhost` (and 127.0.0.1) with a client context that trusts it,
+and a port no connection can reach."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import ssl
+from collections.abc import Iterator
 
 import pytest
 import trustme
@@ -27,3 +31,26 @@ def tls_pair(authority: trustme.CA) -> tuple[ssl.SSLContext, ssl.SSLContext]:
 @pytest.fixture
 def tls(authority: trustme.CA) -> tuple[ssl.SSLContext, ssl.SSLContext]:
     return tls_pair(authority)
+
+
+@contextlib.contextmanager
+def full_backlog() -> Iterator[int]:
+    """A port whose accept queue is full: a new connection hangs in SYN_SENT (later
+    SYNs are dropped, not refused)."""
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen(0)
+    port = listening.getsockname()[1]
+    fillers = []
+    for _ in range(4):
+        filler = socket.socket()
+        filler.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            filler.connect(("127.0.0.1", port))
+        fillers.append(filler)
+    try:
+        yield port
+    finally:
+        for filler in fillers:
+            filler.close()
+        listening.close()

@@ -31,6 +31,7 @@ import pytest
 from httpcore2._backends.anyio import AnyIOBackend
 
 from adapters.asyncio_network import PAUSE_ABOVE, AsyncioNetwork, use_asyncio_network
+from tests.integration.conftest import full_backlog
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 Backend = type[httpcore2.AsyncNetworkBackend]
@@ -436,28 +437,6 @@ async def test_a_host_name_getaddrinfo_cannot_encode_is_a_connect_error(
     httpx's own mapping and the SDK's retry of connection errors expect)."""
     with pytest.raises(httpcore2.ConnectError):
         await backend().connect_tcp("x" * 64 + ".invalid", 443, timeout=2)
-
-
-@contextlib.contextmanager
-def full_backlog() -> Iterator[int]:
-    """A port whose accept queue is full: a new connection hangs in SYN_SENT."""
-    listening = socket.socket()
-    listening.bind(("127.0.0.1", 0))
-    listening.listen(0)
-    port = listening.getsockname()[1]
-    fillers = []
-    for _ in range(4):
-        filler = socket.socket()
-        filler.setblocking(False)
-        with contextlib.suppress(BlockingIOError):
-            filler.connect(("127.0.0.1", port))
-        fillers.append(filler)
-    try:
-        yield port
-    finally:
-        for filler in fillers:
-            filler.close()
-        listening.close()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -31,6 +31,7 @@ from adapters.claude_setup import new_client
 from adapters.http1 import Http1, use_http1
 from adapters.openai_mind import local_client
 from adapters.sdk_http import warm_connections
+from tests.integration.conftest import full_backlog
 
 TRANSPORTS = [pytest.param("http1", id="http1"), pytest.param("reference", id="reference")]
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
@@ -445,26 +446,12 @@ async def test_a_silent_server_is_a_read_timeout(kind: str, answer: bytes) -> No
 
 @pytest.mark.parametrize("kind", TRANSPORTS)
 async def test_a_full_backlog_is_a_connect_timeout(kind: str) -> None:
-    listening = socket.socket()
-    listening.bind(("127.0.0.1", 0))
-    listening.listen(0)
-    address = listening.getsockname()
-    fillers = []
-    try:
-        for _ in range(4):  # the accept queue fills; later SYNs are dropped, not refused
-            filler = socket.socket()
-            filler.setblocking(False)
-            filler.connect_ex(address)
-            fillers.append(filler)
+    with full_backlog() as port:
         await asyncio.sleep(0.05)
         timeout = httpx2.Timeout(2.0, connect=0.3)
         async with client_for(kind, timeout=timeout) as client:
             with pytest.raises(httpx2.ConnectTimeout):
-                await client.get(f"http://127.0.0.1:{address[1]}/")
-    finally:
-        for filler in fillers:
-            filler.close()
-        listening.close()
+                await client.get(f"http://127.0.0.1:{port}/")
 
 
 @pytest.mark.parametrize("kind", TRANSPORTS)
