@@ -40,12 +40,13 @@ Waiting requests go first in, first out, so turns start in schedule order.
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import math
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+
+from adapters.rate_buckets import HEADER, KINDS, Bucket, Figures, Ticket, instant, number
+from adapters.request_sizing import WORDS, LimitTooLow, pace_words
 
 Clock = Callable[[], float]
 Stopping = Callable[[], bool]
@@ -59,71 +60,21 @@ will not lift soon, and the world should not stand still for it (the refused req
 itself gives up: adapters/claude_calls.py)."""
 POLL = 0.25
 """Seconds between looks at `stopping` while a request waits for room."""
-HEADER = "anthropic-ratelimit-"
-KINDS = ("requests", "input-tokens", "output-tokens")
 
 
 class CapacityClosed(Exception):
     """The run is stopping: the request was never sent."""
 
 
-@dataclass
-class Bucket:
-    """Hearth's copy of one of the API's token buckets (per minute, refilled continuously)."""
-
-    limit: float
-    level: float
-    at: float
-
-    def refill(self, now: float) -> None:
-        if now > self.at:
-            self.level = min(self.limit, self.level + (now - self.at) * self.limit / 60.0)
-            self.at = now
-
-    def wait_for(self, cost: float, now: float) -> float:
-        """Seconds until `cost` is in the bucket (a cost above the limit waits for a full one)."""
-        self.refill(now)
-        need = min(cost, self.limit) - self.level
-        return 0.0 if need <= 0 else need * 60.0 / self.limit
-
-
-@dataclass
-class Ticket:
-    """One admitted request, and what its answer must be set against."""
-
-    seq: int
-    started: float
-    input_tokens: float
-    output_tokens: float
-    marks: tuple[float, float, float]
-    """Requests, input and output tokens admitted before this one (running totals)."""
-    waited: float = 0.0
-    """Seconds it waited for room."""
-    done: bool = False
-
-
-@dataclass
-class Figures:
-    """What a capacity did, for a bench or a status line."""
-
-    admitted: int = 0
-    answered: int = 0
-    rate_limited: int = 0
-    overloaded: int = 0
-    peak_in_flight: int = 0
-    waited: float = 0.0
-    windows: list[int] = field(default_factory=list)
-    """Each size the window took, in order."""
-
-
 class Capacity:
     """The shared room of one model at one endpoint (see the module's docstring)."""
 
-    def __init__(self, name: str, *, start: int, ceiling: int,
+    def __init__(self, name: str, *, start: int, ceiling: int, model: str = "",
                  clock: Clock = time.monotonic, wall: Clock = time.time) -> None:
         if not 1 <= start <= ceiling:
             raise ValueError(f"capacity start {start} must be between 1 and ceiling {ceiling}")
         self.name = name
+        self.model = model or name
         self.ceiling = ceiling
         self.window = start
         self.in_flight = 0
@@ -138,6 +89,11 @@ class Capacity:
         self._input_guess = 0.0
         self._limited = False
         """Whether a 429 was met: the window then grows one answer at a time."""
+        self.assumed = False
+        """Whether the buckets are an assumption (the lowest published limits of the
+        model's class, `assume_lowest`) rather than what the endpoint said."""
+        self._holding = "window"
+        """What held the request at the head of the queue last (for `waited_for`)."""
         # Learning without limits: answers in the current round, and the best round yet.
         self._round: tuple[float, int, bool] | None = None
         self._best: tuple[int, float] | None = None
@@ -151,6 +107,7 @@ class Capacity:
         Raises CapacityClosed if `stopping()` turns true while it waits."""
         asked = self.clock()
         cost_in = self._input_guess if input_tokens is None else input_tokens
+        self._check_fits(cost_in, output_tokens)
         if not self._queue and self._room(cost_in, output_tokens) == 0.0:
             return self._take(cost_in, output_tokens)
         loop = asyncio.get_running_loop()
@@ -175,7 +132,39 @@ class Capacity:
         ticket = mine.result()
         ticket.waited = ticket.started - asked
         self.figures.waited += ticket.waited
+        held = self.figures.waited_for
+        held[self._holding] = held.get(self._holding, 0.0) + ticket.waited
         return ticket
+
+    def _check_fits(self, cost_in: float, cost_out: float) -> None:
+        """RATE_LIMITS: a request costing more than a bucket's whole limit is refused
+        however long it waits. Against limits the endpoint said, that is a setting to
+        change (LimitTooLow); against assumed ones it is sent when the bucket is full,
+        and the answer tells the truth."""
+        if self.assumed:
+            return
+        for kind, cost in (("input-tokens", cost_in), ("output-tokens", cost_out)):
+            bucket = self.buckets.get(kind)
+            if bucket is not None and cost > bucket.limit:
+                raise LimitTooLow(
+                    f"{self.model}'s {WORDS[kind]} limit is {bucket.limit:,.0f} a minute, "
+                    f"below the {cost:,.0f} one request needs: raise the key's limit "
+                    "(Claude Console, Limits) or lower `claude.max_tokens`/`claude.effort`")
+
+    def limit(self, kind: str) -> float | None:
+        """A bucket's limit a minute, said or assumed; None: not known to have one."""
+        bucket = self.buckets.get(kind)
+        return None if bucket is None else bucket.limit
+
+    def pace(self) -> tuple[str, float, float] | None:
+        """(bucket kind, its limit a minute, seconds waited for it) of the limit that
+        held requests longest, when one did; None when none held them."""
+        waits = [(seconds, kind) for kind, seconds in self.figures.waited_for.items()
+                 if kind in self.buckets and seconds > 0]
+        if not waits:
+            return None
+        seconds, kind = max(waits)
+        return kind, self.buckets[kind].limit, seconds
 
     def _take(self, cost_in: float, cost_out: float) -> Ticket:
         """Count a request in flight and take its cost from the buckets, at once (so the
@@ -207,13 +196,17 @@ class Capacity:
         """0.0: a request may go now; seconds: when time alone will make room; None:
         not until an answer frees a place in the window."""
         if self.in_flight >= self.window:
+            self._holding = "window"
             return None
         now = self.clock()
         wait = max(0.0, self.paused_until - now)
+        holding = "pause"
         for kind, cost in zip(KINDS, (1.0, cost_in, cost_out), strict=True):
             bucket = self.buckets.get(kind)
-            if bucket is not None:
-                wait = max(wait, bucket.wait_for(cost, now))
+            if bucket is not None and (need := bucket.wait_for(cost, now)) > wait:
+                wait, holding = need, kind
+        if wait > 0:
+            self._holding = holding
         return wait
 
     def _pump(self) -> None:
@@ -257,6 +250,8 @@ class Capacity:
             self._input_guess = input_used if self.figures.answered == 1 else (
                 0.8 * self._input_guess + 0.2 * input_used)
         told = self._read(ticket, headers or {}, now)
+        if not told:
+            self._drop_assumed()
         if output_used is not None and "output-tokens" in self.buckets:
             # The API reserved max_tokens as it took the request, and gives back the
             # rest now (the headers were written before that).
@@ -275,7 +270,7 @@ class Capacity:
         """Nothing is known of the limits yet (no answer, nothing remembered): a request
         now is worth streaming, since a stream's headers come as it opens
         (adapters/claude_calls.py)."""
-        return not self.buckets and self.figures.answered == 0
+        return (self.assumed or not self.buckets) and self.figures.answered == 0
 
     def opened(self, ticket: Ticket, headers: Mapping[str, str]) -> None:
         """A streamed request's headers came, before its answer: what they say of the
@@ -285,7 +280,9 @@ class Capacity:
             return
         if self._read(ticket, headers, self.clock()):
             self._grow_with_limits()
-            self._pump()
+        else:
+            self._drop_assumed()
+        self._pump()
 
     def refused(self, ticket: Ticket, status: int, headers: Mapping[str, str] | None = None,
                 retry_after: float | None = None) -> None:
@@ -326,10 +323,13 @@ class Capacity:
         """Set each bucket from the headers; whether any was told."""
         told = False
         for index, kind in enumerate(KINDS):
-            limit = _number(headers.get(f"{HEADER}{kind}-limit"))
-            left = _number(headers.get(f"{HEADER}{kind}-remaining"))
+            limit = number(headers.get(f"{HEADER}{kind}-limit"))
+            left = number(headers.get(f"{HEADER}{kind}-remaining"))
             if limit is None or left is None or limit <= 0:
                 continue
+            if self.assumed:  # the endpoint's word replaces the assumption, bucket by bucket
+                self.assumed = False
+                self.buckets.clear()
             told = True
             # The answer counted what was admitted before it; the copy must also
             # count what was admitted after it, which the API had not yet seen.
@@ -341,6 +341,25 @@ class Capacity:
             bucket.limit, bucket.level, bucket.at = limit, level, min(ticket.started, now)
             bucket.refill(now)
         return told
+
+    def _drop_assumed(self) -> None:
+        """An answer that says no limits: the endpoint has none to say (a proxy, a
+        compatible server), and the assumed ones would only hold it back."""
+        if self.assumed:
+            self.assumed = False
+            self.buckets.clear()
+
+    def assume_lowest(self, limits: Mapping[str, float]) -> None:
+        """Until the endpoint says its limits, pace to `limits` (each bucket full): the
+        lowest any key of the model's class has (adapters/request_sizing.py), so the
+        first requests fit whatever key this is."""
+        if self.buckets:
+            return
+        now = self.clock()
+        for kind, limit in limits.items():
+            if kind in KINDS and limit > 0:
+                self.buckets[kind] = Bucket(float(limit), float(limit), now)
+        self.assumed = bool(self.buckets)
 
     def _grow_with_limits(self) -> None:
         """The buckets pace requests: the window needs only to stay out of their way.
@@ -377,13 +396,17 @@ class Capacity:
     def said(self) -> dict[str, object] | None:
         """What the endpoint said of its limits, to start the next run with (None: it
         said nothing): each bucket's limit and Hearth's copy of its level, at `wall()`."""
-        if not self.buckets:
+        if not self.buckets or self.assumed:
             return None
         now = self.clock()
         for bucket in self.buckets.values():
             bucket.refill(now)
-        return {"at": self.wall(), "input_guess": self._input_guess,
-                "buckets": {kind: [b.limit, b.level] for kind, b in self.buckets.items()}}
+        said: dict[str, object] = {
+            "at": self.wall(), "input_guess": self._input_guess,
+            "buckets": {kind: [b.limit, b.level] for kind, b in self.buckets.items()}}
+        if (pace := self.pace()) is not None:
+            said["paced_by"] = {"kind": pace[0], "limit": pace[1], "waited": round(pace[2], 1)}
+        return said
 
     def assume(self, said: Mapping[str, object]) -> None:
         """Start from what the endpoint said in an earlier run (`said`): each bucket at
@@ -416,8 +439,8 @@ class Capacity:
         """Seconds until the soonest `anthropic-ratelimit-*-reset` a spent bucket names."""
         waits = []
         for kind in KINDS:
-            if _number(headers.get(f"{HEADER}{kind}-remaining")) == 0:
-                at = _instant(headers.get(f"{HEADER}{kind}-reset"))
+            if number(headers.get(f"{HEADER}{kind}-remaining")) == 0:
+                at = instant(headers.get(f"{HEADER}{kind}-reset"))
                 if at is not None:
                     waits.append(max(0.0, at - self.wall()))
         return min(waits) if waits else None
@@ -428,8 +451,11 @@ class Capacities:
 
     def __init__(self, *, start: int, ceiling: int, clock: Clock = time.monotonic,
                  wall: Clock = time.time,
-                 remembered: Mapping[str, Mapping[str, object]] | None = None) -> None:
+                 remembered: Mapping[str, Mapping[str, object]] | None = None,
+                 assume: Callable[[str], Mapping[str, float] | None] | None = None) -> None:
         self.start, self.ceiling, self.clock, self.wall = start, ceiling, clock, wall
+        self.assume = assume
+        """The limits to pace a model to until its endpoint says them (None: none)."""
         self.remembered = dict(remembered or {})
         """What endpoints said in an earlier run, by `key` (adapters/capacity_memory.py)."""
         self._rooms: dict[tuple[str, str], Capacity] = {}
@@ -444,13 +470,25 @@ class Capacities:
         if room is None:
             name = self.key(endpoint, model)
             room = self._rooms[key] = Capacity(name, start=self.start, ceiling=self.ceiling,
-                                               clock=self.clock, wall=self.wall)
+                                               model=model, clock=self.clock, wall=self.wall)
             if (said := self.remembered.get(name)) is not None:
                 room.assume(said)
+            if self.assume is not None and (lowest := self.assume(model)) is not None:
+                room.assume_lowest(lowest)
         return room
 
     def all(self) -> dict[tuple[str, str], Capacity]:
         return dict(self._rooms)
+
+    def pace_lines(self) -> list[str]:
+        """A line per model whose limits held requests back this run, saying which limit
+        ("paced by claude-sonnet-5-5's output tokens: 8,000 a minute")."""
+        lines = []
+        for room in self._rooms.values():
+            if (pace := room.pace()) is not None:
+                kind, limit, seconds = pace
+                lines.append(pace_words(room.model, kind, limit, seconds))
+        return lines
 
     def said(self) -> dict[str, dict[str, object]]:
         """What each endpoint said this run, with what earlier runs said of the others."""
@@ -459,23 +497,3 @@ class Capacities:
             if (said := room.said()) is not None:
                 told[room.name] = said
         return told
-
-
-def _number(raw: str | None) -> float | None:
-    if raw is None:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) and value >= 0 else None
-
-
-def _instant(raw: str | None) -> float | None:
-    """An RFC 3339 time as a Unix time, or None."""
-    if not raw:
-        return None
-    try:
-        return dt.datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None

@@ -47,6 +47,7 @@ import httpx2
 import pydantic
 
 from adapters.capacity import LONGEST_PAUSE, Capacity, Ticket
+from adapters.request_sizing import LimitTooLow
 
 log = logging.getLogger("hearth.claude")
 
@@ -73,6 +74,11 @@ class GaveUp(Exception):
         super().__init__(cause)
         self.cause = cause
         self.error = error
+
+
+class Unservable(GaveUp):
+    """A request no wait can admit: a limit of the key is below what it needs
+    (adapters/request_sizing.py). Only a person can mend it, so the run stops."""
 
 
 class Prepared:
@@ -235,6 +241,8 @@ async def ask(
     stopping: Callable[[], bool] | None = None,
     on_wait: Callable[[float], None] | None = None,
     wait_moves_deadline: bool = True,
+    input_tokens: float | None = None,
+    resize: Callable[[], Mapping[str, Any]] | None = None,
     **params: Any,
 ) -> anthropic.types.Message:
     """`client.messages.create(**params)` under `policy`, by `deadline` (a `clock()`
@@ -247,13 +255,25 @@ async def ask(
     false: then the caller's `stopping` says when to give up waiting). A 429 then
     costs no attempt: the capacity pauses every request until the API takes them
     again, and the request waits its turn. `stopping()` true while it waits raises
-    CapacityClosed."""
+    CapacityClosed.
+
+    `input_tokens`: the uncached input the request is planned to send (None: the
+    capacity's running guess). `resize()`, called before each attempt, gives options
+    (`max_tokens`) sized to the limits as they are now known: the first answer, a 429's
+    included, may have told other limits than were assumed. A request that no wait
+    could admit raises `Unservable`."""
     attempt = limited = 0
     while True:
         ticket = None
         if capacity is not None:
-            ticket = await capacity.admit(output_tokens=float(params.get("max_tokens") or 0),
-                                          stopping=stopping)
+            try:
+                if resize is not None:
+                    params.update(resize())
+                ticket = await capacity.admit(
+                    output_tokens=float(params.get("max_tokens") or 0),
+                    input_tokens=input_tokens, stopping=stopping)
+            except LimitTooLow as exc:
+                raise Unservable(str(exc)) from None
             if ticket.waited > 0:
                 if deadline is not None and wait_moves_deadline:
                     deadline += ticket.waited
@@ -367,6 +387,8 @@ FIXES = {
 def halting_cause(exc: BaseException) -> str | None:
     """What a person must fix, in one line, when `exc` means no later request can
     succeed either; None for trouble that may pass or a prompt that is too long."""
+    if isinstance(exc, Unservable):
+        return exc.cause
     if not isinstance(exc, anthropic.APIStatusError) or prompt_too_long(exc):
         return None
     fix = FIXES.get(status_of(exc) or exc.status_code)

@@ -88,18 +88,22 @@ class ModelMemory:
         """The model said the context is full: compact before the agent's next turn."""
         self._too_long.add(agent)
 
-    def compact(self, name: str, *, wait: bool = False) -> int:
+    def compact(self, name: str, *, wait: bool = False, room: int | None = None) -> int:
         """Fold the oldest turns into the summary if due; gives how many messages went.
         `wait`: not now unless the model said its context is full (a mind may have a
-        reason to keep the start as it is for another turn)."""
+        reason to keep the start as it is for another turn). `room`: the most history
+        a request can carry at all (its model's input limit: adapters/request_sizing.py);
+        past it, the history is folded as if the context were full, to half of it."""
         history = self.history(name)
-        squeeze = name in self._too_long
         before = self._size(history)
+        squeeze = name in self._too_long or (room is not None and before > room)
         if not squeeze and (wait or before <= self.compact_above_chars):
             return 0
         self._too_long.discard(name)
         # After the model said its context was full, keep half as much as usual.
         keep = self.keep_recent_chars // 2 if squeeze else self.keep_recent_chars
+        if room is not None:
+            keep = min(keep, room // 2)
         kept, summary, folded = self._compact(
             history, self._summaries.get(name, ""),
             keep_chars=keep, summary_chars=self.summary_max_chars)

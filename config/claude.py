@@ -55,8 +55,9 @@ class ModelPrice(_Model):
 class BudgetSettings(_Model):
     """Hard limits on spend, in US dollars (null: no limit). Reaching one stops the run."""
 
-    per_run: float | None = Field(None, gt=0)
-    per_agent_per_day: float | None = Field(None, gt=0)
+    per_run: float | None = Field(2.0, gt=0)
+    """Shipped on (settings.yaml says why): a first run with a key costs at most this."""
+    per_agent_per_day: float | None = Field(1.0, gt=0)
     """What one agent may cost in one in-world day (midnight to midnight on the world's
     clock), over however many runs."""
     per_tick: float | None = Field(None, gt=0)

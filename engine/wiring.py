@@ -21,6 +21,7 @@ from adapters.capacity import Capacities
 from adapters.capacity_memory import read_limits, write_limits
 from adapters.mind_choice import CLAUDE, LOCAL, REPLAY, MindChoiceError, mind_kinds
 from adapters.offline_mind import OfflineMind
+from adapters.request_sizing import lowest_tier
 from config import HearthConfig, RuntimeEnv
 from core.agent import Agent
 from core.clock import day_of, first_tick_of_day
@@ -45,6 +46,8 @@ class WiredEngine:
     engine: HearthEngine
     meter: SpendMeter
     claude: ClaudeMind | None
+    capacities: Capacities | None = None
+    """The room at each model's endpoint: which limits paced the run."""
 
 
 async def wire_engine(
@@ -78,7 +81,7 @@ async def wire_engine(
     scheduling = config.settings.scheduling
     capacities = Capacities(start=scheduling.model_requests_start,
                             ceiling=scheduling.model_requests_max,
-                            remembered=read_limits(env.data_dir))
+                            remembered=read_limits(env.data_dir), assume=lowest_tier)
     parts = await _claude_parts(speakers, config, env, storage, meter, reached, capacities)
     await _check_prices(meter, speakers, config, parts)
     claude = parts.mind if parts is not None else None
@@ -119,7 +122,7 @@ async def wire_engine(
     engine.on_close.append(keep_limits)
     if replayed is not None:
         engine.on_close.append(replayed.close)
-    return WiredEngine(engine, meter, claude)
+    return WiredEngine(engine, meter, claude, capacities)
 
 
 async def check_claude_before_a_world(config: HearthConfig, env: RuntimeEnv,

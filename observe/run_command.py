@@ -20,6 +20,7 @@ from config import HearthConfig, RuntimeEnv
 from engine.wiring import check_claude_before_a_world, choose_minds, wire_engine
 from observe.console import RunSummary, tick_json, tick_lines
 from observe.progress import creation_progress
+from services.budget import spend_rate
 from services.command_errors import EXIT_BUDGET, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME
 from services.init_command import init_world
 from storage import Storage, StorageError
@@ -94,6 +95,7 @@ async def _run_world(
         for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, stop, sig)
         summary = RunSummary()
+        began = time.perf_counter()
         try:
             for _ in range(count):
                 if engine.stop_requested:  # asked between ticks: no new tick is begun
@@ -131,6 +133,11 @@ async def _run_world(
                   f"({used.input:,} tokens in, {used.output:,} out, "
                   f"{used.cache_write + used.cache_write_1h:,} written to cache, "
                   f"{used.cache_read:,} read from it)", file=notes)
+            lived = summary.ticks * len(claude.profiles)
+            print("spend: " + spend_rate(meter.run, time.perf_counter() - began, lived,
+                                         config.settings.time.ticks_per_day), file=notes)
+        for line in wired.capacities.pace_lines() if wired.capacities is not None else ():
+            print(line, file=notes)
         if engine.halted is not None:
             print(f"Stopped at tick {engine.tick}: {engine.halted}. Everything done so far is "
                   "saved; the agents who had not acted act when the run goes on.", file=notes)

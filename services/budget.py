@@ -147,3 +147,14 @@ class SpendMeter:
 def _usd(amount: float) -> str:
     """Dollars as people read them: cents, or four places below a cent."""
     return f"${amount:,.2f}" if amount >= 0.01 else f"${amount:.4f}"
+
+
+def spend_rate(spent: float, seconds: float, agent_ticks: int, ticks_per_day: int) -> str:
+    """Spend so far and its rate, in words: per hour of running and per agent-day (one
+    agent living one in-world day: `ticks_per_day` of its turns)."""
+    parts = [f"{_usd(spent)} spent"]
+    if seconds >= 1.0:
+        parts.append(f"{_usd(spent * 3600.0 / seconds)} an hour of running")
+    if agent_ticks > 0:
+        parts.append(f"{_usd(spent * ticks_per_day / agent_ticks)} an agent-day")
+    return ", ".join(parts)

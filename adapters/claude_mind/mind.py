@@ -42,7 +42,7 @@ from typing import Any
 
 import anthropic
 
-from adapters.capacity import Capacities, CapacityClosed
+from adapters.capacity import Capacities, Capacity, CapacityClosed
 from adapters.claude_calls import (
     CallPolicy,
     GaveUp,
@@ -55,6 +55,7 @@ from adapters.claude_calls import (
 from adapters.claude_mind import history as h
 from adapters.claude_mind.compaction import compact, fold_all, history_chars
 from adapters.claude_mind.prompt import system_blocks, tool_params
+from adapters.claude_mind.request_plan import RequestPlan
 from adapters.claude_models import Lineup
 from adapters.client_shards import ClientShards
 from adapters.model_memory import ModelMemory, write_trace
@@ -175,6 +176,8 @@ class ClaudeMind:
         self.on_budget = on_budget
         """Told once, in words, when a budget is reached (the run stops on it)."""
         self._told = False
+        self.plan = RequestPlan()
+        """What each request is planned to cost against its model's limits."""
         # Serialized once (adapters/claude_calls.py Prepared): the same in every request.
         self._systems: dict[str, Prepared] = {}
         self._tools: tuple[tuple[ToolSpec, ...], Prepared] | None = None
@@ -190,14 +193,21 @@ class ClaudeMind:
         if system is None:
             system = self._systems[name] = Prepared(system_blocks(name, profile.personality))
         history = self.memory.history(name)
+        tools = self._tool_params(start.tools)
+        # A request with a cold cache writes all its history: it must fit the model's
+        # input-token bucket (adapters/request_sizing.py), so history past that room
+        # is folded as if the context were full.
+        room = self.plan.history_room(self.capacity_of(name, profile.model),
+                                      len(system.json) + len(tools.json))
         # Compaction rewrites the start, which the open exchange's thinking is bound to:
         # it waits for a turn that finds the loop closed, unless the context is full.
-        folded = self.memory.compact(name, wait=h.exchange_open(history))
+        folded = self.memory.compact(name, wait=h.exchange_open(history), room=room)
         if folded and h.exchange_open(self.memory.history(name)):
             folded += self._fold_open_loop(name)
+        if folded:
+            self.plan.forget(name)
         h.drop_thinking(self.memory.history(name))
-        turn = ClaudeTurn(self, start, profile, self.memory.history(name), system,
-                          self._tool_params(start.tools))
+        turn = ClaudeTurn(self, start, profile, self.memory.history(name), system, tools)
         turn.folded = folded
         return turn
 
@@ -216,6 +226,12 @@ class ClaudeMind:
                                          summary_chars=self.memory.summary_max_chars)
         self.memory.restore(name, {"messages": kept, "summary": summary})
         return folded
+
+    def capacity_of(self, agent: str, model: str) -> Capacity | None:
+        """The room at the agent's endpoint for `model` (None: no pacing)."""
+        if self.capacities is None:
+            return None
+        return self.capacities.of(str(self.shards.of(agent).base_url), model)
 
     def request_options(self, profile: ClaudeProfile) -> dict[str, Any]:
         """What each request for this agent carries besides the conversation."""
@@ -334,17 +350,21 @@ class ClaudeTurn:
         started = time.perf_counter()
         mind = self.mind
         client = mind.shards.of(agent)
-        capacity = None if mind.capacities is None else mind.capacities.of(
-            str(client.base_url), self.profile.model)
+        capacity = mind.capacity_of(agent, self.profile.model)
+        options = mind.request_options(self.profile)
+        planned = None if capacity is None else mind.plan.input_of(
+            agent, len(self.system.json) + len(self.tools.json), self.history, mind.clock())
         try:
             reply = await ask(
                 client, mind.policy, self.deadline, clock=mind.clock,
                 capacity=capacity, stopping=mind.stopping, on_wait=self._waited,
+                input_tokens=planned,
+                resize=lambda: mind.plan.sized(capacity, self.profile.model, options),
                 model=self.profile.model,
                 tools=self.tools,
                 system=self.system,
                 messages=h.with_breakpoint(self.history, self.first),
-                **mind.request_options(self.profile),
+                **options,
             )
         except CapacityClosed:
             # The run began to stop while the request waited for room: nothing was sent.

@@ -32,6 +32,7 @@ import anthropic
 
 from adapters.capacity import Capacities, CapacityClosed
 from adapters.claude_calls import CallPolicy, GaveUp, ask, describe
+from adapters.claude_mind.request_plan import RequestPlan
 from config import load_config
 from core.actions import ActionResult
 from core.perception import Perception
@@ -147,10 +148,12 @@ class ModelNarrator:
         try:
             # Waiting for room counts against the retelling's own time: past it, the
             # template stands rather than hold up the turn.
+            options = {"max_tokens": self.max_tokens, **self.options}
             reply = await ask(self.client, self.policy, deadline, clock=self.clock,
                               capacity=capacity, wait_moves_deadline=False,
                               stopping=lambda: self.stopping() or self.clock() > deadline,
-                              **{"max_tokens": self.max_tokens, **self.options},
+                              resize=lambda: RequestPlan.sized(capacity, self.model, options),
+                              **options,
                               model=self.model, system=system,
                               messages=[{"role": "user", "content": facts}])
         except CapacityClosed:  # no room in time, or stopping: the template stands

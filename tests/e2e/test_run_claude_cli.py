@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -126,7 +127,8 @@ def test_a_budget_stops_the_run_cleanly_and_status_shows_the_spend(
     for source in (PROJECT / "config").glob("*.yaml"):
         (config / source.name).write_text(source.read_text())
     settings = config / "settings.yaml"
-    settings.write_text(settings.read_text().replace("    per_run: null", "    per_run: 0.02"))
+    settings.write_text(re.sub(r"(?m)^    per_run: .*$", "    per_run: 0.02",
+                               settings.read_text()))
     made = _hearth(tmp_path, "--config-dir", str(config), "--init", "--seed", "5",
                    "--size", "48x40")
     assert made.returncode == 0, made.stderr
@@ -170,7 +172,11 @@ def test_a_model_without_a_price_is_refused_before_anything_runs(tmp_path: Path)
     run = _hearth(tmp_path, "--config-dir", str(config), "--run", "1", "--mind", "claude",
                   ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
     assert run.returncode == 2
-    assert "no price for claude-mystery-9" in run.stderr and "Traceback" not in run.stderr
+    # An id neither Hearth's table nor settings.yaml prices is refused as the config is
+    # read (config/model_ids.py), saying how to give an endpoint's own model its price.
+    assert "claude-mystery-9 is not a Claude model Hearth knows" in run.stderr
+    assert "price it under claude.prices in settings.yaml" in run.stderr
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
 
 
 @pytest.mark.parametrize(("line", "said"), [
@@ -185,7 +191,7 @@ def test_each_budget_stops_a_run(tmp_path: Path, api: str, served: _Served, line
         (config / source.name).write_text(source.read_text())
     settings = config / "settings.yaml"
     key = line.split(":")[0]
-    settings.write_text(settings.read_text().replace(f"{key}: null", line))
+    settings.write_text(re.sub(rf"(?m)^{key}: .*$", line, settings.read_text()))
     args = ("--config-dir", str(config))
     made = _hearth(tmp_path, *args, "--init", "--seed", "5", "--size", "48x40")
     assert made.returncode == 0, made.stderr

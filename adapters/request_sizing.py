@@ -1,0 +1,144 @@
+"""How big a request to a Claude model may be, given the limits its key has.
+
+The Messages API meters each model class (all Sonnet models together, all Haiku, all
+Opus) with three token buckets a minute: requests, input tokens and output tokens
+(https://platform.claude.com/docs/en/api/rate-limits). Two of its rules decide what
+Hearth may send:
+
+- "OTPM rate limits are estimated based on max_tokens at the beginning of each
+  request, and the estimate is adjusted at the end of the request to reflect the
+  actual number of output tokens used." A request whose `max_tokens` exceeds the
+  whole output-token limit can never start: it is answered 429 however long it waits.
+- ITPM counts `input_tokens` and `cache_creation_input_tokens`, not cache reads: a
+  request that writes more to the cache than the input bucket holds (an agent's first
+  turn, or any turn after a compaction rewrote its history) can never start either.
+
+So `max_tokens` is chosen per request: the room the chosen effort's thinking needs
+(`ROOM_FOR_EFFORT`: a reply cut off by `max_tokens` is a failed turn, so the room is
+about twice the longest thinking seen at that effort), no more than the configured
+`claude.max_tokens`, and as much of the bucket beyond that as leaves room for
+`SHARE` requests of the model at once. A key whose output limit is below that room
+cannot serve one turn: the run stops and says which limit (`LimitTooLow`).
+
+Until a key's first answer tells its limits, each class is assumed to have the
+lowest limits the docs publish (`LOWEST_TIER`, Tier 1), so the first requests fit
+any key on a published tier; a workspace an administrator set lower is told by its
+first answer's headers, refusal included.
+"""
+
+from __future__ import annotations
+
+from core.model_catalog import LINES
+
+LOWEST_TIER: dict[str, tuple[int, int, int]] = {
+    "fable": (50, 30_000, 8_000),
+    "opus": (50, 30_000, 8_000),
+    "sonnet": (50, 30_000, 8_000),
+    "haiku": (50, 50_000, 10_000),
+}
+"""(requests, input tokens, output tokens) a minute per model class at Tier 1, the
+lowest the rate-limits page lists (Opus and Sonnet 50 / 30,000 / 8,000; Haiku
+50 / 50,000 / 10,000). Fable is not listed there at Tier 1: it is taken as Opus."""
+
+ROOM_FOR_EFFORT: dict[str | None, int] = {
+    "low": 2_000, "medium": 4_000, "high": 8_000, "xhigh": 16_000, "max": 32_000,
+    None: 4_000,
+}
+"""Output tokens one reply at each effort needs room for: thinking, a few words and a
+tool call. The docs give no lengths, only that more effort thinks more; these are
+about twice the longest thinking an agent's turn was seen to take at each level."""
+
+SHARE = 4
+"""Requests of one model that a full output bucket leaves room for at once, once each
+has the room its effort needs: with replies that take seconds, one request at a time
+would leave the bucket idle while it waits for the model."""
+
+CHARS_PER_TOKEN = 3.0
+"""Characters of a request body (JSON, as sent) a token is taken to stand for when a
+request's input is estimated before it is sent: a 5.x model's tokenizer counts about
+one token for every three to four characters of English, and the JSON around the
+words makes the estimate err on the large side."""
+
+INPUT_HEADROOM = 0.8
+"""The share of an input bucket one request may be planned to fill: estimates are
+estimates, and a request that would fill the whole bucket waits for all of it."""
+
+KINDS = ("requests", "input-tokens", "output-tokens")
+WORDS = {"requests": "requests", "input-tokens": "input tokens",
+         "output-tokens": "output tokens"}
+
+
+class LimitTooLow(Exception):
+    """A limit of the key is below what one request needs: no wait can help; a person
+    must change a setting or the limit. `str()` is one line saying which and what to do."""
+
+
+def model_class(model: str) -> str | None:
+    """The class whose limits a model shares (sonnet, haiku, opus, fable), or None for
+    an id that names none (a local endpoint's model)."""
+    for line in LINES:
+        if line in model:
+            return line
+    return None
+
+
+def lowest_tier(model: str) -> dict[str, float] | None:
+    """The lowest published limits of the model's class, by bucket kind; None when the
+    model is no Claude model (nothing is assumed of an endpoint's own models)."""
+    line = model_class(model)
+    if line is None:
+        return None
+    return dict(zip(KINDS, map(float, LOWEST_TIER[line]), strict=True))
+
+
+def room_needed(effort: str | None, configured: int) -> int:
+    """Output tokens a reply at `effort` needs (never more than the configured
+    `max_tokens`: a person who set less chose to accept the risk of cut replies)."""
+    return min(configured, ROOM_FOR_EFFORT.get(effort, ROOM_FOR_EFFORT[None]))
+
+
+def output_room(model: str, effort: str | None, configured: int,
+                output_limit: float | None) -> int:
+    """The `max_tokens` to send: see the module's docstring. Raises LimitTooLow when the
+    output limit is below what one reply needs."""
+    if output_limit is None:
+        return configured
+    need = room_needed(effort, configured)
+    if need > output_limit:
+        at = f" at effort {effort}" if effort else ""
+        raise LimitTooLow(
+            f"{model}'s output-token limit is {output_limit:,.0f} a minute, below the "
+            f"{need:,} one reply{at} needs: lower `claude.effort` (or `effort:` in "
+            "agents.yaml) or raise the key's limit (Claude Console, Limits)")
+    return min(configured, max(need, int(output_limit) // SHARE))
+
+
+def input_too_large(model: str, tokens: float, input_limit: float | None) -> str | None:
+    """One line when a request of `tokens` uncached input can never fit the input bucket
+    (None when it can)."""
+    if input_limit is None or tokens <= input_limit:
+        return None
+    return (f"{model}'s input-token limit is {input_limit:,.0f} a minute, below the "
+            f"{tokens:,.0f} tokens one request must send uncached (the tools, the system "
+            "prompt and a perception): raise the key's limit (Claude Console, Limits)")
+
+
+def history_room(input_limit: float | None, fixed_chars: int) -> int | None:
+    """The most history (JSON characters) a request may carry so that, sent with a cold
+    cache (every token a cache write), it still fits the input bucket; None: no limit."""
+    if input_limit is None:
+        return None
+    return max(0, int(input_limit * INPUT_HEADROOM * CHARS_PER_TOKEN) - fixed_chars)
+
+
+def tokens_of(chars: int) -> float:
+    """The input tokens `chars` characters of a request are planned as."""
+    return chars / CHARS_PER_TOKEN
+
+
+def pace_words(model: str, kind: str, limit: float, seconds: float) -> str:
+    """Which limit paced a model, in words, with how long requests waited for it."""
+    minutes, rest = divmod(round(seconds), 60)
+    waited = f"{minutes} min {rest} s" if minutes else f"{rest} s"
+    return (f"paced by {model}'s {WORDS.get(kind, kind)}: {limit:,.0f} a minute "
+            f"(requests waited {waited} for room)")
