@@ -98,12 +98,13 @@ def room_needed(effort: str | None, configured: int) -> int:
 
 
 def output_room(model: str, effort: str | None, configured: int,
-                output_limit: float | None) -> int:
-    """The `max_tokens` to send: see the module's docstring. Raises LimitTooLow when the
-    output limit is below what one reply needs."""
+                output_limit: float | None, scale: float = 1.0) -> int:
+    """The `max_tokens` to send: see the module's docstring. `scale`: how many times the
+    usual room this model's replies were found to need (cut replies double it). Raises
+    LimitTooLow when the output limit is below what one reply needs."""
     if output_limit is None:
         return configured
-    need = room_needed(effort, configured)
+    need = min(configured, int(room_needed(effort, configured) * scale))
     if need > output_limit:
         at = f" at effort {effort}" if effort else ""
         raise LimitTooLow(

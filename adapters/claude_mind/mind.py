@@ -359,7 +359,8 @@ class ClaudeTurn:
                 client, mind.policy, self.deadline, clock=mind.clock,
                 capacity=capacity, stopping=mind.stopping, on_wait=self._waited,
                 input_tokens=planned,
-                resize=lambda: mind.plan.sized(capacity, self.profile.model, options),
+                resize=lambda: mind.plan.sized(capacity, self.profile.model, options,
+                                               mind.plan.scale(self.profile.model)),
                 model=self.profile.model,
                 tools=self.tools,
                 system=self.system,
@@ -422,6 +423,7 @@ class ClaudeTurn:
             if stop == "model_context_window_exceeded":
                 self.mind.memory.squeeze_next(self.start.agent)
             else:
+                self.mind.plan.cut(self.profile.model)
                 self.retry_cut = bool(dropped) and not self.cut_retried
             return ()
         self.history.append(h.assistant(content))

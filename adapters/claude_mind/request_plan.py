@@ -36,6 +36,16 @@ class RequestPlan:
     def __init__(self) -> None:
         self._sent: dict[str, tuple[int, int, float]] = {}
         """Agent -> (identity of its history's first message, messages then, when)."""
+        self._scale: dict[str, float] = {}
+        """Model -> how many times the usual room its replies need (`cut`)."""
+
+    def cut(self, model: str) -> None:
+        """A reply of `model` was cut off by `max_tokens`: its replies get twice the room
+        from now on (up to the configured `max_tokens`, and eight times the usual)."""
+        self._scale[model] = min(8.0, self._scale.get(model, 1.0) * 2)
+
+    def scale(self, model: str) -> float:
+        return self._scale.get(model, 1.0)
 
     def input_of(self, agent: str, fixed_chars: int, history: Sequence[Mapping[str, Any]],
                  now: float) -> float:
@@ -54,8 +64,8 @@ class RequestPlan:
         self._sent.pop(agent, None)
 
     @staticmethod
-    def sized(capacity: Capacity | None, model: str,
-              options: Mapping[str, Any]) -> dict[str, Any]:
+    def sized(capacity: Capacity | None, model: str, options: Mapping[str, Any],
+              scale: float = 1.0) -> dict[str, Any]:
         """`options` with `max_tokens` as the model's output limit, as known now, allows
         (raises request_sizing.LimitTooLow when it allows no reply at all)."""
         out = dict(options)
@@ -63,7 +73,7 @@ class RequestPlan:
             return out
         effort = (out.get("output_config") or {}).get("effort")
         out["max_tokens"] = output_room(model, effort, int(out["max_tokens"]),
-                                        capacity.limit("output-tokens"))
+                                        capacity.limit("output-tokens"), scale)
         return out
 
     @staticmethod

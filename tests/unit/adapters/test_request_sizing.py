@@ -200,3 +200,37 @@ async def test_a_limit_below_one_reply_stops_the_run_in_one_line():
     assert len(calls) == 1  # the refusal told the limit; nothing more was sent
     cause = halting_cause(caught.value)
     assert cause is not None and "1,000 a minute" in cause and "\n" not in cause
+
+
+def test_a_cut_reply_doubles_the_room_its_model_gets():
+    from adapters.claude_mind.request_plan import RequestPlan
+
+    plan = RequestPlan()
+    room = Capacity("claude-sonnet-5-5 at x", model="claude-sonnet-5-5", start=1, ceiling=1)
+    room.assume_lowest({"output-tokens": 64_000})
+    options = {"max_tokens": 16_000, "output_config": {"effort": "medium"}}
+    assert RequestPlan.sized(room, "claude-sonnet-5-5", options)["max_tokens"] == 16_000
+    room.buckets["output-tokens"].limit = 8_000  # the key's limit, as the headers said
+    sent = [RequestPlan.sized(room, "claude-sonnet-5-5", options,
+                              plan.scale("claude-sonnet-5-5"))["max_tokens"]]
+    plan.cut("claude-sonnet-5-5")
+    sent.append(RequestPlan.sized(room, "claude-sonnet-5-5", options,
+                                  plan.scale("claude-sonnet-5-5"))["max_tokens"])
+    assert sent == [4_000, 8_000]
+    plan.cut("claude-sonnet-5-5")  # past what the bucket holds: a person must choose
+    with pytest.raises(LimitTooLow):
+        RequestPlan.sized(room, "claude-sonnet-5-5", options, plan.scale("claude-sonnet-5-5"))
+
+
+def test_an_agents_next_request_plans_only_what_the_cache_lacks():
+    from adapters.claude_mind.request_plan import CACHE_SECONDS, RequestPlan
+
+    plan = RequestPlan()
+    history = [{"role": "user", "content": "x" * 3000}]
+    cold = plan.input_of("Ember", 30_000, history, now=0.0)
+    assert cold == pytest.approx((30_000 + 3000 + 40) / 3, rel=0.01)
+    history.append({"role": "assistant", "content": "y" * 300})
+    warm = plan.input_of("Ember", 30_000, history, now=10.0)
+    assert 100 <= warm <= 120
+    history.append({"role": "user", "content": "z" * 300})
+    assert plan.input_of("Ember", 30_000, history, now=20.0 + CACHE_SECONDS) > 11_000
