@@ -457,7 +457,7 @@ class Capacities:
         self.assume = assume
         """The limits to pace a model to until its endpoint says them (None: none)."""
         self.remembered = dict(remembered or {})
-        """What endpoints said in an earlier run, by `key` (adapters/capacity_memory.py)."""
+        """What endpoints said in an earlier run, by `key` (storage/limits_file.py)."""
         self._rooms: dict[tuple[str, str], Capacity] = {}
 
     @staticmethod

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.agent_files import AgentFiles
-from adapters.capacity_memory import read_limits, write_limits
 from adapters.memory_rebuild import MemoryLimits
 from adapters.offline_mind import OfflineMind
 from adapters.tools import TOOLS
@@ -44,6 +43,7 @@ from storage import Storage
 from storage.database import utc_stamp
 from storage.errors import StorageError, WorldNotFoundError
 from storage.homes import AgentHomes
+from storage.limits_file import read_limits, write_limits
 from storage.lineage import Lineage, write_lineage
 from storage.world_fork import (
     ForkError,
@@ -303,7 +303,7 @@ async def fork_command(env: RuntimeEnv, config: HearthConfig, tick: int, into: P
         raise StorageError(f"the fork could not be written in {into}: "
                            f"{exc.strerror or exc}") from None
     # Rate limits are the key's, not the world's: the fork's first run starts knowing
-    # what the parent's answers said (adapters/capacity_memory.py), not one round trip
+    # what the parent's answers said (storage/limits_file.py), not one round trip
     # behind with `model_requests_start` requests.
     write_limits(report.into / "data", read_limits(env.data_dir))
     walked = report.tick - report.base

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from adapters.capacity import Capacities
-from adapters.capacity_memory import read_limits, write_limits
 from adapters.mind_choice import CLAUDE, LOCAL, REPLAY, MindChoiceError, mind_kinds
 from adapters.offline_mind import OfflineMind
 from adapters.request_sizing import lowest_tier
@@ -31,6 +30,7 @@ from services.command_errors import EXIT_RUNTIME, EXIT_USAGE, CliError
 from services.mind import Mind
 from services.status_command import first_problem
 from storage import Storage
+from storage.limits_file import read_limits, write_limits
 
 if TYPE_CHECKING:
     from adapters.claude_mind import ClaudeMind

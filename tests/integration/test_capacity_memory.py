@@ -1,4 +1,4 @@
-"""The limits an endpoint said, kept for the next run (adapters/capacity_memory.py,
+"""The limits an endpoint said, kept for the next run (storage/limits_file.py,
 `Capacity.said`/`assume`), through a real file in a real data folder.
 
 Rate-limit headers as https://platform.claude.com/docs/en/api/rate-limits gives them:
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from adapters.capacity import Capacities
-from adapters.capacity_memory import LIMITS_FILE, read_limits, write_limits
+from storage.limits_file import LIMITS_FILE, read_limits, write_limits
 from tests.unit.adapters.test_capacity import told
 
 URL, MODEL = "https://api.anthropic.com", "claude-sonnet-5-5"
