@@ -22,6 +22,7 @@ import asyncio
 import logging
 import queue
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -50,6 +51,9 @@ class EngineRunner:
         self.engine: HearthEngine | None = None
         self.error: BaseException | None = None
         self.ticks_run = 0
+        self.seconds_ticking = 0.0
+        """Seconds spent running ticks (not waiting for a command, paused or idle);
+        like `ticks_run`, updated before the tick's callbacks are called."""
 
     # ------------------------------------------------------------------ state
 
@@ -191,7 +195,9 @@ class EngineRunner:
             with self._lock:
                 self._paused, self._remaining = True, 0
             return
+        started = time.monotonic()
         ctx = await engine.tick_once()
+        self.seconds_ticking += time.monotonic() - started
         self.ticks_run += 1
         with self._lock:
             if self._remaining is not None:

@@ -36,6 +36,7 @@ from observe.snapshot import (
     AgentView,
     FeedLine,
     SnapshotMaker,
+    Spending,
     TickFigures,
     WorldSnapshot,
     feed_lines,
@@ -52,6 +53,10 @@ log = logging.getLogger("hearth.observe")
 
 SpendSource = Callable[[], tuple[float, Mapping[str, float]]]
 """Spend so far (dollars in all, dollars per agent), read on the engine thread."""
+
+SpendingSource = Callable[[], Spending | None]
+"""The spend's rate and what paced the world (None: Claude speaks for nobody), read on
+the engine thread as each snapshot is made."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +110,13 @@ class ObserverAPI:
         *,
         history: HistoryReader | None = None,
         spend: SpendSource | None = None,
+        spending: SpendingSource | None = None,
         feed_size: int = 5000,
     ) -> None:
         self.runner = runner
         self.history = history
         self._spend = spend
+        self._spending = spending
         self._maker = SnapshotMaker()
         self._feed: deque[FeedLine] = deque(maxlen=feed_size)
         self._lock = threading.Lock()
@@ -218,7 +225,8 @@ class ObserverAPI:
     # ------------------------------------------------------------------ the engine side
 
     def _first_snapshot(self, engine: HearthEngine) -> WorldSnapshot:
-        snapshot = self._maker.make(engine, spend=self._read_spend())
+        snapshot = self._maker.make(engine, spend=self._read_spend(),
+                                    spending=self._read_spending())
         self._snapshot = snapshot
         return snapshot
 
@@ -232,7 +240,8 @@ class ObserverAPI:
             self._feed.extend(lines)
         figures = TickFigures(ctx.tick, sum(ms for _, ms in ctx.phase_ms),
                               len(ctx.turn_results), ctx.action_count, ctx.phase_ms)
-        snapshot = self._maker.make(engine, ctx, spend=self._read_spend(), figures=figures)
+        snapshot = self._maker.make(engine, ctx, spend=self._read_spend(),
+                                    spending=self._read_spending(), figures=figures)
         self._snapshot = snapshot
         self._publish(Update(snapshot, lines))
 
@@ -251,6 +260,15 @@ class ObserverAPI:
         except Exception:
             log.exception("reading spend failed")
             return 0.0, {}
+
+    def _read_spending(self) -> Spending | None:
+        if self._spending is None:
+            return None
+        try:
+            return self._spending()
+        except Exception:
+            log.exception("reading the spend's rate failed")
+            return None
 
 
 _SIDES = ("north", "south", "east", "west")

@@ -120,6 +120,32 @@ class TickFigures:
     phases: tuple[tuple[str, float], ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """A model's rate limit that held its requests back this session."""
+
+    model: str
+    limit_of: str
+    """Which limit, in words: "requests", "input tokens" or "output tokens"."""
+    per_minute: float
+    waited: float
+    """Seconds requests waited for room under it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spending:
+    """How this session's spend goes, for an engine where Claude speaks for someone:
+    what the header's rate is worked out from, and the limits that paced the world."""
+
+    seconds: float
+    """Seconds the engine spent running ticks this session (not paused or idle)."""
+    agent_ticks: int
+    """Turns the agents Claude speaks for lived this session: ticks run x agents."""
+    ticks_per_day: int
+    paced_by: tuple[Pace, ...] = ()
+    """Longest waited first."""
+
+
 @dataclass(frozen=True, eq=False)
 class WorldSnapshot:
     tick: int
@@ -145,6 +171,9 @@ class WorldSnapshot:
     last_tick: TickFigures | None = None
     spend_usd: float = 0.0
     spend_by_agent: Mapping[str, float] = field(default_factory=lambda: _EMPTY)
+    spending: Spending | None = None
+    """The spend's rate and pacing (`spend_usd` is this session's spend); None when
+    Claude speaks for nobody, or this observer only watches."""
     changed_rows: frozenset[int] | None = None
     """Rows whose drawing changed since the snapshot before; None: redraw everything."""
     version: int = 0
@@ -280,6 +309,7 @@ class SnapshotMaker:
         ctx: TickContext | None = None,
         *,
         spend: tuple[float, Mapping[str, float]] = (0.0, _EMPTY),
+        spending: Spending | None = None,
         figures: TickFigures | None = None,
     ) -> WorldSnapshot:
         sim = engine.sim
@@ -359,6 +389,7 @@ class SnapshotMaker:
             last_tick=figures,
             spend_usd=spend[0],
             spend_by_agent=MappingProxyType(dict(spend[1])),
+            spending=spending,
             changed_rows=None if changed is None else frozenset(changed),
             version=self._version,
         )

@@ -13,11 +13,14 @@ import contextlib
 import sys
 from dataclasses import dataclass
 
+from adapters.request_sizing import WORDS
 from config import ConfigError, HearthConfig, RuntimeEnv
 from engine.engine import HearthEngine
-from engine.wiring import check_claude_before_a_world, choose_minds, wire_engine
+from engine.runner import EngineRunner
+from engine.wiring import WiredEngine, check_claude_before_a_world, choose_minds, wire_engine
 from observe.map_command import draw_map
 from observe.progress import creation_progress
+from observe.snapshot import Pace, Spending
 from services.budget import SpendMeter
 from services.command_errors import EXIT_OK, EXIT_RUNTIME, CliError
 from services.init_command import init_world
@@ -86,6 +89,7 @@ def watch(request: Watch) -> int:
     budget: list[str] = []
     meters: list[SpendMeter] = []
     engines: list[HearthEngine] = []
+    wireds: list[WiredEngine] = []
 
     async def make_engine() -> HearthEngine:
         storage = Storage(env.data_dir, create=False,
@@ -100,12 +104,15 @@ def watch(request: Watch) -> int:
         wired.engine.on_close.insert(0, storage.close)  # closed last, after the clients
         meters.append(wired.meter)
         engines.append(wired.engine)
+        wireds.append(wired)
         return wired.engine
 
     def spend() -> tuple[float, dict[str, float]]:
         return (meters[0].run, dict(meters[0].by_agent)) if meters else (0.0, {})
 
-    from engine import EngineRunner
+    def spending() -> Spending | None:
+        return spending_of(wireds[0], runner) if wireds else None
+
     from observe.api import ObserverAPI
     from storage.history import HistoryReader
 
@@ -115,7 +122,7 @@ def watch(request: Watch) -> int:
         history = HistoryReader(env.data_dir / "world.db")
     except StorageError as exc:
         raise CliError(str(exc)) from None
-    api = ObserverAPI(runner, history=history, spend=spend)
+    api = ObserverAPI(runner, history=history, spend=spend, spending=spending)
     try:
         try:
             api.start()
@@ -143,3 +150,19 @@ def watch(request: Watch) -> int:
         print(f"Paused: {budget[0]}. Raise the budget in settings.yaml (claude.budgets) "
               "to go on.", file=sys.stderr)
     return code
+
+
+def spending_of(wired: WiredEngine, runner: EngineRunner) -> Spending | None:
+    """What the header's spend rate and pace are made from, read on the engine thread
+    (the capacities live on its loop) as a snapshot is made; None when Claude speaks for
+    nobody. An agent-tick is a tick one agent Claude speaks for lived this session."""
+    if wired.claude is None:
+        return None
+    paces = []
+    for room in wired.capacities.all().values() if wired.capacities is not None else ():
+        if (pace := room.pace()) is not None:
+            kind, limit, seconds = pace
+            paces.append(Pace(room.model, WORDS.get(kind, kind), limit, seconds))
+    paces.sort(key=lambda p: -p.waited)
+    return Spending(runner.seconds_ticking, runner.ticks_run * len(wired.claude.profiles),
+                    wired.meter.ticks_per_day, tuple(paces))

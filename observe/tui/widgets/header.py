@@ -1,11 +1,13 @@
 """The header: which tick, what time and weather, whether the engine runs, its speed
-while ticks come, and the spend.
+while ticks come, the spend, and where Claude speaks for someone the spend's rate and
+which rate limit paced the world.
 
 One line when the column is wide enough; in a narrow one (an 80x24 terminal) it wraps
 between its parts onto up to three lines, so the run state, speed and spend are never
-cut off the end. It is rebuilt whole on every snapshot: one short line costs nothing to redo, and a
-header that only patched parts of itself could show a tick from one snapshot next to
-the weather of another. When the person is looking at a past tick the line says so
+cut off the end (the spend's rate and pace are left out before anything is cut). It is
+rebuilt whole on every snapshot: one short line costs nothing to redo, and a header
+that only patched parts of itself could show a tick from one snapshot next to the
+weather of another. When the person is looking at a past tick the line says so
 first, in another colour, so nobody mistakes an old picture for the live world.
 """
 
@@ -16,8 +18,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from observe.api import RunState
-from observe.snapshot import WorldSnapshot
-from observe.tui.safe_text import literal
+from observe.snapshot import Pace, Spending, WorldSnapshot
+from observe.tui.safe_text import clean, literal
 from observe.tui.widgets.lines import DirectLines
 
 WEATHER_SYMBOLS = {"clear": "☀", "cloudy": "☁", "rainy": "☂", "foggy": "≋"}
@@ -30,6 +32,45 @@ def money(dollars: float) -> str:
     if dollars == 0 or dollars >= 1:
         return f"${dollars:,.2f}"
     return f"${dollars:.4f}"
+
+
+def rate_money(dollars: float) -> str:
+    """A rate in dollars: cents, or four places below a cent."""
+    return f"${dollars:,.2f}" if dollars >= 0.01 or dollars == 0 else f"${dollars:.4f}"
+
+
+def spend_rate_words(spent: float, seconds: float, agent_ticks: int,
+                     ticks_per_day: int) -> list[str]:
+    """The spend's rate, compact, as the header shows it after the spend: per hour of
+    running ("$0.45/h", once a second has run) and per agent-day ("$0.38/agent-day":
+    one agent living one in-world day, `ticks_per_day` of its turns, once one turn
+    was lived). The long form is services/budget.py `spend_rate`."""
+    words = []
+    if seconds >= 1.0:
+        words.append(f"{rate_money(spent * 3600.0 / seconds)}/h")
+    if agent_ticks > 0:
+        words.append(f"{rate_money(spent * ticks_per_day / agent_ticks)}/agent-day")
+    return words
+
+
+def pace_words(pace: Pace) -> str:
+    """Which limit paced a model, short: "paced by claude-sonnet-5-5's output tokens:
+    8,000/min"."""
+    return f"paced by {pace.model}'s {pace.limit_of}: {pace.per_minute:,.0f}/min"
+
+
+class Spare(Text):
+    """A header part left out, the last first, when the header would not fit whole."""
+
+    __slots__ = ()
+
+
+def spending_parts(spent: float, spending: Spending) -> list[Text]:
+    """The spend's rate and the limits that paced the world, as spare parts."""
+    parts: list[Text] = [Spare(words, end="") for words in spend_rate_words(
+        spent, spending.seconds, spending.agent_ticks, spending.ticks_per_day)]
+    parts += [Spare(clean(pace_words(pace)), "yellow", end="") for pace in spending.paced_by]
+    return parts
 
 
 def run_words(state: RunState) -> tuple[str, str]:
@@ -95,8 +136,9 @@ def header_parts(snapshot: WorldSnapshot, state: RunState, past_label: str | Non
                  origin: str | None = None, lived: str | None = None) -> list[Text]:
     """The header's parts in order: the past marker (when looking back) and, for a tick
     a fork's parent lived, which world lived it; tick, time, weather, run state, speed
-    (while ticks come), spend, and for a fork where it came from (last: on a narrow
-    terminal it is the part cut first)."""
+    (while ticks come), spend, where Claude speaks for someone the spend's rate and any
+    rate limit that paced the world (`Spare` parts: on a narrow terminal they are left
+    out first), and for a fork where it came from (last: it is the part cut first)."""
     parts: list[Text] = []
     if past_label is not None:
         parts.append(past_marker(past_label))
@@ -112,6 +154,8 @@ def header_parts(snapshot: WorldSnapshot, state: RunState, past_label: str | Non
         parts.append(Text(f"{state.ticks_per_second:.1f} ticks/s", end=""))
     if not state.watch_only:  # the spend is counted by the process changing the world
         parts.append(Text(money(snapshot.spend_usd), "bold", end=""))
+        if snapshot.spending is not None:
+            parts += spending_parts(snapshot.spend_usd, snapshot.spending)
     if origin is not None:
         parts.append(literal(origin, "magenta"))
     return parts
@@ -119,7 +163,23 @@ def header_parts(snapshot: WorldSnapshot, state: RunState, past_label: str | Non
 
 def wrap_parts(parts: list[Text], width: int) -> list[Text]:
     """The parts joined by separators, wrapped between parts to `width` columns, on at
-    most MAX_LINES lines; a part wider than a line is cut with an ellipsis."""
+    most MAX_LINES lines; while that would cut something, `Spare` parts are left out,
+    the last first; then a part wider than a line is cut with an ellipsis."""
+    lines = _wrap(parts, width)
+    spare = [i for i, part in enumerate(parts) if isinstance(part, Spare)]
+    while spare and any(text.cell_len > width for text in lines):
+        left_out = spare.pop()
+        parts = parts[:left_out] + parts[left_out + 1:]
+        lines = _wrap(parts, width)
+    for text in lines:
+        if text.cell_len > width:
+            text.truncate(width, overflow="ellipsis")
+    return lines or [Text("")]
+
+
+def _wrap(parts: list[Text], width: int) -> list[Text]:
+    """The parts wrapped between them onto at most MAX_LINES lines, the last taking
+    the rest; a line may come out longer than `width` (then something must be cut)."""
     lines: list[Text] = []
     current: Text | None = None
     for index, part in enumerate(parts):
@@ -140,14 +200,11 @@ def wrap_parts(parts: list[Text], width: int) -> list[Text]:
         current.append_text(part)
     if current is not None:
         lines.append(current)
-    for text in lines:
-        if text.cell_len > width:
-            text.truncate(width, overflow="ellipsis")
-    return lines or [Text("")]
+    return lines
 
 
 class HearthHeader(DirectLines, Widget):
-    """Tick, time, weather, run state, speed and spend on one line.
+    """Tick, time, weather, run state, speed, spend (and its rate and pace) on one line.
 
     A Line API widget with its one strip kept until the words or the width change:
     the header changes with every tick, and a `Static` would lay its text out afresh
