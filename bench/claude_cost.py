@@ -3,8 +3,8 @@
     python -m bench claude      (these figures come after the prompt-cache ones)
 
 The real engine runs a small world (48x40, 3 agents placed apart) for in-world days
-of `time.ticks_per_day` ticks, every agent on the model measured: claude-sonnet-5-5,
-then claude-haiku-5-5. The mind and the narrator are built as the program builds
+of `time.ticks_per_day` ticks, every agent on the model measured: each current model
+in turn (`MODELS`). The mind and the narrator are built as the program builds
 them, by adapters/claude_setup.py `claude_parts(...)` with the shipped settings
 (settings.yaml `claude`: `effort` medium, `max_tokens`, compaction, the narrator on
 `narrator_model`, claude-haiku-5-5), today 2026-11-26, and a SpendMeter priced from
@@ -55,7 +55,8 @@ from services.budget import Budgets, SpendMeter
 from services.world_setup import create_world
 from storage import Storage
 
-MODELS = ("claude-sonnet-5-5", "claude-haiku-5-5")
+MODELS = ("claude-sonnet-5-5", "claude-haiku-5-5", "claude-opus-5-5", "claude-fable-5-1")
+"""Every current model, so README can say what an agent-day costs on each."""
 REFERENCE_45: Mapping[str, tuple[str, float, float]] = {
     "claude-sonnet-5-5": ("Sonnet 4.5", 0.40, 0.57),
     "claude-haiku-5-5": ("Haiku 4.5", 0.19, 0.23),
@@ -212,14 +213,17 @@ def figures(results: Sequence[Measured], ticks: int) -> list[Figure]:
     out: list[Figure] = []
     narrator = load_config(None).settings.claude.narrator_model
     for r in results:
-        name, low, high = REFERENCE_45[r.model]
+        reference = REFERENCE_45.get(r.model)
         for i, day in enumerate(r.days, 1):
+            value = f"${day.per_agent:.3f} (mind ${day.mind:.3f} + narrator ${day.narrator:.3f}"
+            target = ""
+            if reference is not None:
+                name, low, high = reference
+                value += f"; {day.per_agent / high:.2f}-{day.per_agent / low:.2f}x 4.5"
+                target = f"{name} measured ${low:.2f}-${high:.2f}"
             out.append(Figure(
                 f"$ per agent-day, {r.model} + {narrator} narrator, day {i} "
-                f"({ticks} ticks, {day.turns} turns)",
-                f"${day.per_agent:.3f} (mind ${day.mind:.3f} + narrator ${day.narrator:.3f}; "
-                f"{day.per_agent / high:.2f}-{day.per_agent / low:.2f}x 4.5)",
-                f"{name} measured ${low:.2f}-${high:.2f}"))
+                f"({ticks} ticks, {day.turns} turns)", value + ")", target))
         for i, day in enumerate(r.days, 1):
             if day.turns:
                 out.append(Figure(
