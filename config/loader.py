@@ -3,102 +3,35 @@
 A person editing settings.yaml should see `settings.yaml: world.width: ...`,
 not a pydantic traceback, so every way reading can fail (missing file, bad
 bytes, bad YAML, bad schema) ends up as a ConfigError whose text is exactly one
-line naming the file, the place in it, and the problem.
+line naming the file, the place in it, and the problem. Reading the YAML, and finding
+the line a key is on, is config/yaml_read.py: a syntax error, an unknown key and an
+unknown model id are named `FILE:LINE:COL:`, as in
+`settings.yaml:2:3: world.widht: unknown key; did you mean 'width'?`.
 """
 
 from __future__ import annotations
 
-import codecs
 import difflib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, get_args
 
 import yaml
 from pydantic import BaseModel, ValidationError
-from yaml.constructor import ConstructorError
-from yaml.reader import ReaderError
 
 from config.agents import AgentsConfig
+from config.errors import ConfigError
 from config.landmarks import LandmarksConfig
+from config.model_ids import unknown_models
 from config.recipes import RecipeBook
 from config.settings import Settings
 from config.terrain import TerrainConfig
+from config.yaml_read import mark_of, read_document, run_on_at, runs_on, shorten
 
 CONFIG_DIR: Path = Path(__file__).resolve().parent
 """Where the shipped default YAML files live."""
 
 M = TypeVar("M", bound=BaseModel)
-
-_NEWLINES = re.compile(r"\s*[\r\n]+\s*")
-
-
-def _one_line(text: str) -> str:
-    return _NEWLINES.sub(" ", text).strip()
-
-
-class ConfigError(Exception):
-    """A configuration file could not be used.
-
-    `location` is "line N" for YAML syntax errors, a dotted field path such as
-    "agents.1.name" for schema errors, and None for whole-file problems.
-    """
-
-    def __init__(self, path: Path, problem: str, location: str | None = None) -> None:
-        super().__init__(path, problem, location)  # keeps the error picklable
-        self.path = Path(path)
-        self.problem = _one_line(problem)
-        self.location = _one_line(location) if location is not None else None
-
-    def __str__(self) -> str:
-        where = _one_line(str(self.path))
-        if self.location:
-            return f"{where}: {self.location}: {self.problem}"
-        return f"{where}: {self.problem}"
-
-
-# --------------------------------------------------------------------------- YAML
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A SafeLoader that refuses duplicate keys.
-
-    Plain PyYAML keeps the last of two equal keys, so a pasted second `world:`
-    section would silently replace the first one.
-    """
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
-                continue
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(path, "file not found") from None
-    except IsADirectoryError:
-        raise ConfigError(path, "is a directory, not a file") from None
-    except PermissionError:
-        raise ConfigError(path, "permission denied") from None
-    except OSError as err:
-        raise ConfigError(path, f"cannot read file: {err.strerror or err}") from err
-    raw = raw.removeprefix(codecs.BOM_UTF8)  # tolerate the BOM some editors add
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw.count(b"\n", 0, err.start) + 1
-        byte = raw[err.start]
-        raise ConfigError(path, f"not valid UTF-8 (byte 0x{byte:02x} on line {line})") from None
-
 
 _TYPE_NAMES = {
     list: "a list",
@@ -109,31 +42,15 @@ _TYPE_NAMES = {
 }
 
 
-def read_mapping(path: Path) -> dict[str, Any]:
-    """Parse a YAML file whose top level must be a mapping; empty means {}."""
-    text = _read_text(path)
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: no arbitrary objects
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        problem = err.problem or err.context or "invalid YAML"
-        if err.context and err.problem:
-            problem = f"{problem} ({err.context})"
-        location = f"line {mark.line + 1}" if mark is not None else None
-        raise ConfigError(path, problem, location) from None
-    except ReaderError as err:
-        code = err.character if isinstance(err.character, int) else ord(err.character)
-        line = text.count("\n", 0, err.position) + 1
-        problem = f"character #x{code:04x} is not allowed in YAML"
-        raise ConfigError(path, problem, f"line {line}") from None
-    except yaml.YAMLError as err:
-        raise ConfigError(path, f"invalid YAML: {err}") from None
+def _read(path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
+    """A YAML file whose top level must be a mapping (empty means {}), with its nodes."""
+    data, node = read_document(path)
     if data is None:
-        return {}
+        return {}, node
     if not isinstance(data, dict):
         kind = _TYPE_NAMES.get(type(data), f"a {type(data).__name__}")
         raise ConfigError(path, f"expected a mapping at the top level, got {kind}")
-    return data
+    return data, node
 
 
 # --------------------------------------------------------------------------- schema errors
@@ -164,42 +81,77 @@ def _known_keys(root: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return list(model.model_fields)
 
 
+def _and_more(problem: str, rest: int) -> str:
+    """A problem, with a count of the others found with it."""
+    return problem + (f" (and {rest} more problem{'s' if rest > 1 else ''})" if rest else "")
+
+
+def _close_key(root: type[BaseModel], loc: tuple[Any, ...]) -> str | None:
+    close = difflib.get_close_matches(str(loc[-1]), _known_keys(root, loc), n=1)
+    return close[0] if close else None
+
+
 def _unknown_key_problem(root: type[BaseModel], loc: tuple[Any, ...]) -> str:
-    known = _known_keys(root, loc)
-    close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+    close = _close_key(root, loc)
     if close:
-        return f"unknown key; did you mean {close[0]!r}?"
-    if known:
+        return f"unknown key; did you mean {close!r}?"
+    if known := _known_keys(root, loc):
         return f"unknown key; expected one of: {', '.join(known)}"
     return "unknown key"
 
 
-def _describe(root: type[BaseModel], err: ValidationError) -> tuple[str | None, str]:
-    """The location and message of the first problem, with a count of the rest."""
-    errors = err.errors(include_url=False)
+def _first_problems(root: type[BaseModel], err: ValidationError,
+                    node: yaml.Node | None) -> list[dict[str, Any]]:
+    """The problems to report, the likely cause first: an unknown key (a misspelt key is
+    usually also why a key is missing, so the key it was meant to be is not counted
+    again), then a quoted value that ran on over the lines after it (the keys it took in
+    are missing too, and not counted either), then the rest."""
+    unknown: list[dict[str, Any]] = []
+    run_on: list[dict[str, Any]] = []
+    rest: list[dict[str, Any]] = []
+    for error in err.errors(include_url=False):
+        if error["type"] == "extra_forbidden" and error["loc"]:
+            unknown.append(error)
+        elif run_on_at(node, error["loc"]) is not None:
+            run_on.append(error)
+        else:
+            rest.append(error)
+    meant = {(*e["loc"][:-1], key) for e in unknown if (key := _close_key(root, e["loc"]))}
+    swallowed = {e["loc"][:-1] for e in run_on}
+    return unknown + run_on + [e for e in rest if e["type"] != "missing" or not (
+        e["loc"] in meant or e["loc"][:-1] in swallowed)]
+
+
+def _describe(root: type[BaseModel], err: ValidationError, node: yaml.Node | None,
+              path: Path) -> ConfigError:
+    """The first problem as one line, with a count of the rest: an unknown key with the
+    line it is on, a value that swallowed the lines after it as the quote to blame."""
+    errors = _first_problems(root, err, node)
     first = errors[0]
     loc = tuple(first["loc"])
+    where: dict[str, int] = {}
     if first["type"] == "extra_forbidden" and loc:
         problem = _unknown_key_problem(root, loc)
+        where = mark_of(node, loc, key=True)
+    elif (quote := run_on_at(node, loc)) is not None:
+        problem = runs_on(quote.end_mark.line)
+        where = mark_of(node, loc)
     elif first["type"] == "value_error" and "error" in first.get("ctx", {}):
-        problem = str(first["ctx"]["error"])  # our own text, without "Value error, "
+        problem = shorten(str(first["ctx"]["error"]))  # our own text, without "Value error, "
     else:
-        problem = first["msg"]
-    rest = len(errors) - 1
-    if rest:
-        problem += f" (and {rest} more problem{'s' if rest > 1 else ''})"
-    return (".".join(str(part) for part in loc) or None), problem
+        problem = shorten(first["msg"])
+    return ConfigError(path, _and_more(problem, len(errors) - 1),
+                       ".".join(str(part) for part in loc) or None, **where)
 
 
 def load_model(path: Path, model: type[M]) -> M:
     """Read `path` and validate it as `model`, raising only ConfigError."""
     path = Path(path)
-    data = read_mapping(path)
+    data, node = _read(path)
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        location, problem = _describe(model, err)
-        raise ConfigError(path, problem, location) from err
+        raise _describe(model, err, node, path) from err
 
 
 def load_settings(path: Path) -> Settings:
@@ -240,7 +192,8 @@ def load_config(config_dir: Path | None = None) -> HearthConfig:
     Also checks what no single file can: that every recipe can actually be made
     from what the terrain yields, so a typo in an input name is caught here
     rather than discovered by an agent that never manages to craft; and that
-    every landmark may stand on some terrain agents can walk on.
+    every landmark may stand on some terrain agents can walk on; and that every Claude
+    model id names a model Hearth knows or is given a price for (config/model_ids.py).
     """
     folder = CONFIG_DIR if config_dir is None else Path(config_dir)
     config = HearthConfig(
@@ -252,6 +205,7 @@ def load_config(config_dir: Path | None = None) -> HearthConfig:
     )
     _check_recipes_reachable(config, folder / "recipes.yaml")
     _check_landmarks_walkable(config, folder / "landmarks.yaml")
+    _check_model_ids(config, folder)
     return config
 
 
@@ -270,10 +224,7 @@ def _check_recipes_reachable(config: HearthConfig, path: Path) -> None:
     else:
         names = ", ".join(map(repr, missing))
         problem = f"recipe {recipe.name!r} can never be made: no way to obtain {names}"
-    rest = len(unreachable) - 1
-    if rest:
-        problem += f" (and {rest} more problem{'s' if rest > 1 else ''})"
-    raise ConfigError(path, problem, f"recipes.{index}")
+    raise ConfigError(path, _and_more(problem, len(unreachable) - 1), f"recipes.{index}")
 
 
 def _check_landmarks_walkable(config: HearthConfig, path: Path) -> None:
@@ -292,7 +243,19 @@ def _check_landmarks_walkable(config: HearthConfig, path: Path) -> None:
         f"landmark {kind!r} may only stand on impassable terrain ({names}): "
         "nobody could reach it"
     )
-    rest = len(stranded) - 1
-    if rest:
-        problem += f" (and {rest} more problem{'s' if rest > 1 else ''})"
-    raise ConfigError(path, problem, f"landmarks.{kind}.terrains")
+    raise ConfigError(path, _and_more(problem, len(stranded) - 1),
+                      f"landmarks.{kind}.terrains")
+
+
+def _check_model_ids(config: HearthConfig, folder: Path) -> None:
+    """A model id no Claude model answers to, named at its line in its file (read again:
+    this is the rare path, and the nodes of every file are not worth keeping for it)."""
+    unknown = unknown_models(config.settings, config.agents)
+    if not unknown:
+        return
+    name, loc, problem = unknown[0]
+    node = _read(folder / name)[1]
+    if (quote := run_on_at(node, loc)) is not None:
+        problem = runs_on(quote.end_mark.line)  # `model_id: "claude-...` took in lines
+    raise ConfigError(folder / name, _and_more(problem, len(unknown) - 1),
+                      ".".join(map(str, loc)), **mark_of(node, loc))

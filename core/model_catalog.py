@@ -14,7 +14,8 @@ Models retire: from its retirement date on, every request naming the id fails wi
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from core.spend import Price, Rates
@@ -119,6 +120,15 @@ def replacement(model: str) -> str | None:
         if line in model and current != model:
             return current
     return None
+
+
+def nearest(model: str, also: Iterable[str] = ()) -> str | None:
+    """The current model (or one of `also`) whose id `model` is a slip of the keys from,
+    if any is that close. Every id begins `claude-`, which alone makes two ids look
+    alike to difflib's usual cutoff (0.6), so the cutoff here is higher: a letter or two
+    wrong or missing, not another model."""
+    close = difflib.get_close_matches(model, [*LINES.values(), *also], n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 def default_prices() -> dict[str, Price]:

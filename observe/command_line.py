@@ -7,10 +7,12 @@ with `parse_args` and dispatches to the command the flags name.
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from adapters.mind_choice import MIND_CHOICES
 from services.command_errors import EXIT_USAGE
@@ -20,10 +22,39 @@ MIN_SIDE = 10
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line (the full usage is in --help)."""
+    """argparse, but a usage mistake is one line (the full usage is in --help), and a
+    misspelt flag is answered with the flag it is nearest to (Python 3.14's
+    `suggest_on_error` does that only for choices and subcommands, 3.11 not at all)."""
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def mistake(self, message: str) -> NoReturn:
+        """One line and exit 2, for a mistake the line itself says how to mend."""
+        self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        """As argparse's own, which is `parse_known_args` and a refusal of what is left,
+        but naming the flag each word left over was probably meant to be."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            self.mistake(self._unrecognized(extra))
+        return parsed
+
+    def _unrecognized(self, words: list[str]) -> str:
+        flags = list(self._option_string_actions)  # argparse's own table of every flag
+        meant = {}
+        for word in words:
+            close = difflib.get_close_matches(word.partition("=")[0], flags, n=1, cutoff=0.7)
+            if close:
+                meant[word] = close[0]
+        said = f"unrecognized argument{'s' if len(words) > 1 else ''} {' '.join(words)}"
+        if not meant:
+            return f"{said} (see {self.prog} --help)"
+        if len(words) == 1:
+            return f"{said} (did you mean {meant[words[0]]}?)"
+        return f"{said} (did you mean {', '.join(f'{m} for {w}' for w, m in meant.items())}?)"
 
 
 VALUE_FLAGS = ("--size", "--agents", "--seed")
@@ -190,4 +221,7 @@ def parse_args(argv: Sequence[str] | None, project_dir: Path) -> argparse.Namesp
                                           ("--force", args.force)) if used]
     if init_only and not args.init:
         parser.error(f"{', '.join(init_only)} go{'es' if len(init_only) == 1 else ''} with --init")
+    if args.config_dir is not None and not args.config_dir.is_dir():
+        what = "a file, not a folder" if args.config_dir.exists() else "no such folder"
+        parser.mistake(f"--config-dir {args.config_dir}: {what}")
     return args

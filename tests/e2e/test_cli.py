@@ -137,9 +137,9 @@ def test_data_dir_that_is_a_file_is_a_one_line_error(capsys, tmp_path: Path) -> 
 # --- config mistakes through the real CLI ------------------------------------------------
 
 BROKEN_CONFIGS = [
-    ("settings.yaml", "world:\n  width: [500\n", "settings.yaml: line 3: "),
+    ("settings.yaml", "world:\n  width: [500\n", "settings.yaml:3:1: "),
     ("settings.yaml", "- just\n- a list\n", "settings.yaml: expected a mapping at the top level"),
-    ("settings.yaml", "world:\n  widht: 500\n", "settings.yaml: world.widht: "),
+    ("settings.yaml", "world:\n  widht: 500\n", "settings.yaml:2:3: world.widht: "),
     ("settings.yaml", "world:\n  width: 3\n", "settings.yaml: world.width: "),
     ("settings.yaml", "vision:\n  radius: far\n", "settings.yaml: vision.radius: "),
     ("settings.yaml", "placement:\n  min_spacing: 50\n  max_spacing: 10\n",
@@ -155,7 +155,7 @@ BROKEN_CONFIGS = [
      "recipes:\n  - {name: plank, action: work, inputs: [wood], technique: smash}\n",
      "recipes.yaml: recipes.0.technique: "),
     ("terrain.yaml", "terrains:\n  water: {passable: false}\n", "terrain.yaml: terrains"),
-    ("terrain.yaml", b"terrains: \xff\xfe\n", "terrain.yaml: "),
+    ("terrain.yaml", b"terrains: \xff\xfe\n", "terrain.yaml:1:11: "),
 ]
 
 

@@ -207,7 +207,7 @@ def test_each_budget_stops_a_run(tmp_path: Path, api: str, served: _Served, line
 
 
 def test_a_run_keeps_the_limits_it_was_told_for_the_next_run(tmp_path: Path) -> None:
-    """adapters/capacity_memory.py: what the answers' rate-limit headers said is kept in
+    """storage/limits_file.py: what the answers' rate-limit headers said is kept in
     data/limits.json as the run closes, for the next run to start from."""
     standin = StrictMessagesApi(rpm=600, otpm=4_000_000)
     with standin.serve() as url:

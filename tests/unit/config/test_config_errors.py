@@ -76,19 +76,19 @@ CASES = [
     pytest.param(
         load_settings,
         "world:\n  width: 100\n  height: : 5\n",
-        "line 3: mapping values are not allowed here",
+        ":3:11: mapping values are not allowed here",
         id="yaml-syntax-line-number",
     ),
     pytest.param(
         load_settings,
         "a: 1\nb: [1, 2\nc: 3\n",
-        "line 3: expected ',' or ']', but got ':' (while parsing a flow sequence)",
+        ":3:2: expected ',' or ']', but got ':' (while parsing a flow sequence)",
         id="yaml-unclosed-flow",
     ),
     pytest.param(
         load_settings,
         "world:\n  width: 100\nworld:\n  height: 100\n",
-        "line 3: duplicate key 'world'",
+        ":3:1: duplicate key 'world'",
         id="yaml-duplicate-key",
     ),
     pytest.param(
@@ -106,13 +106,13 @@ CASES = [
     pytest.param(
         load_settings,
         "world:\n  widht: 100\n",
-        "world.widht: unknown key; did you mean 'width'?",
+        ":2:3: world.widht: unknown key; did you mean 'width'?",
         id="settings-typo",
     ),
     pytest.param(
         load_settings,
         "world:\n  colour: blue\n",
-        "world.colour: unknown key; expected one of: width, height, seed",
+        ":2:3: world.colour: unknown key; expected one of: width, height, seed",
         id="settings-unknown-key",
     ),
     pytest.param(
@@ -273,19 +273,19 @@ CASES = [
     pytest.param(
         load_terrain,
         _terrain(grass=lambda t: t.update(emojii="x")),
-        "terrains.grass.emojii: unknown key; did you mean 'emoji'?",
+        ":21:5: terrains.grass.emojii: unknown key; did you mean 'emoji'?",
         id="terrain-typo",
     ),
     pytest.param(
         load_settings,
         b"world:\n  width: 100 # caf\xe9\n",
-        "not valid UTF-8 (byte 0xe9 on line 2)",
+        ":2:19: not valid UTF-8 (byte 0xe9)",
         id="invalid-utf8",
     ),
     pytest.param(
         load_settings,
         "a: 1\nb: \x07\n",
-        "line 2: character #x0007 is not allowed in YAML",
+        ":2:4: character #x0007 is not allowed in YAML",
         id="control-character",
     ),
 ]
@@ -309,9 +309,15 @@ def test_malformed_file_gives_one_exact_line(
     with pytest.raises(ConfigError) as caught:
         loader(path)
     message = str(caught.value)
-    assert message == f"{path}: {expected}"
+    assert message == said(path, expected)
     assert "\n" not in message
     assert caught.value.path == path
+
+
+def said(path: Path, expected: str) -> str:
+    """The whole line: `PATH: problem`, or `PATH:LINE:COL: problem` for an expected text
+    that begins with its place (`:3:11: ...`)."""
+    return f"{path}{expected}" if expected.startswith(":") else f"{path}: {expected}"
 
 
 def test_missing_file(tmp_path: Path) -> None:
@@ -345,7 +351,7 @@ def test_yaml_error_location_is_the_line(tmp_path: Path) -> None:
     path.write_text("world:\n  width: 100\n  height: : 5\n", encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         load_settings(path)
-    assert caught.value.location == "line 3"
+    assert (caught.value.line, caught.value.column, caught.value.location) == (3, 11, None)
 
 
 def test_newlines_in_problems_are_collapsed() -> None:

@@ -130,12 +130,12 @@ CASES = [
     ),
     pytest.param(
         _spring(neer=["coast"]),
-        "landmarks.spring.neer: unknown key; did you mean 'near'?",
+        ":7:5: landmarks.spring.neer: unknown key; did you mean 'near'?",
         id="typo-key",
     ),
     pytest.param(
         _spring(colour="blue"),
-        "landmarks.spring.colour: unknown key; expected one of: "
+        ":7:5: landmarks.spring.colour: unknown key; expected one of: "
         "name, description, terrains, near, count",
         id="unknown-key",
     ),
@@ -188,7 +188,8 @@ def test_malformed_landmarks_give_one_exact_line(
     with pytest.raises(ConfigError) as caught:
         load_landmarks(path)
     message = str(caught.value)
-    assert message == f"{path}: {expected}"
+    assert message == (f"{path}{expected}" if expected.startswith(":")  # :LINE:COL: ...
+                       else f"{path}: {expected}")
     assert "\n" not in message
     assert caught.value.path == path
 
@@ -223,7 +224,7 @@ def test_load_config_names_the_broken_landmarks_file(tmp_path: Path) -> None:
     (folder / "landmarks.yaml").write_text("landmarks:\n  spring: {name: x}\n  : [\n")
     with pytest.raises(ConfigError) as caught:
         load_config(folder)
-    assert str(caught.value).startswith(f"{folder / 'landmarks.yaml'}: line ")
+    assert str(caught.value).startswith(f"{folder / 'landmarks.yaml'}:3:")
 
 
 def test_a_landmark_only_on_impassable_terrain_is_refused(tmp_path: Path) -> None:
