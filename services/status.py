@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from core.terrain import TERRAIN_ORDER
 from services.budget import requests_in_record
 from services.world_view import terrain_codes
 from storage import LATEST_VERSION, Storage
+from storage.leftovers import find_leftovers
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,54 @@ class TickTimes:
 
 
 @dataclass(frozen=True)
+class LeftoverNote:
+    """Something in the data folder the world does not need (storage/leftovers.py):
+    where, how much, what it is and what removes it, in words."""
+
+    path: str
+    files: int
+    bytes: int
+    what: str
+    fix: str
+
+    def line(self) -> str:
+        return f"{self.path}: {self.what} ({_size(self.bytes)}); {self.fix}"
+
+
+def leftover_notes(data_dir: Path, hearth: str = "hearth") -> list[LeftoverNote]:
+    """The data folder's leftovers in words; `hearth` is the command that reaches this
+    world (with its --data-dir), which opens it to write and so cleans them."""
+    opens = f"`{hearth}` (then q), or any run, removes {{}} as it opens the world"
+    words = {
+        "log": ("write-ahead log left with no writer running (a reader held it as the "
+                "last run ended, or a run was killed): committed ticks, kept",
+                f"`{hearth}` (then q), or the end of any run, folds it into world.db and "
+                "empties it"),
+        "unkept": ("{} -wal/-shm file(s) of snapshots no longer kept", opens.format("them")),
+        "beside": ("{} empty -wal/-shm file(s) beside kept snapshots, left by reading them",
+                   opens.format("them")),
+        "partial": ("{} file(s) of a snapshot a stopped run left half-written",
+                    opens.format("them")),
+        "staging": ("a new world an interrupted --init did not finish ({} file(s))",
+                    opens.format("it")),
+    }
+    notes = []
+    for found in find_leftovers(data_dir):
+        what, fix = words[found.kind]
+        notes.append(LeftoverNote(str(found.path), found.files, found.bytes,
+                                  what.format(found.files), fix))
+    return notes
+
+
+def _size(count: int) -> str:
+    if count >= 1 << 20:
+        return f"{count / (1 << 20):.1f} MiB"
+    if count >= 1 << 10:
+        return f"{count / (1 << 10):.0f} KiB"
+    return f"{count} bytes"
+
+
+@dataclass(frozen=True)
 class WorldStatus:
     db_path: str
     db_bytes: int
@@ -112,6 +162,8 @@ class WorldStatus:
     """Per agent Claude spoke for; empty when none ever did."""
     gardener: list[GardenerLine] = field(default_factory=list)
     """The Gardener's newest requests, newest first; empty when it never asked."""
+    leftovers: list[LeftoverNote] = field(default_factory=list)
+    """What the data folder holds that the world does not need (`leftover_notes`)."""
 
     @property
     def spend_usd(self) -> float:

@@ -7,18 +7,20 @@ in the same line.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from config import HearthConfig, RuntimeEnv
 from core.text import clean_text
 from services.command_errors import EXIT_OK, EXIT_RUNTIME, CliError
-from services.status import AgentSummary, WorldStatus, world_status
+from services.status import AgentSummary, WorldStatus, leftover_notes, world_status
 from storage import Storage
 from storage.world_check import check_world
 
 
 def format_status(status: WorldStatus) -> str:
     """`--status` for a person: the world, its agents and their minds, tick times, an
-    interrupted tick, the spend and the Gardener's latest requests, a line each."""
+    interrupted tick, the spend, the Gardener's latest requests and files left over in
+    the data folder, a line each."""
     if not status.initialised:
         return f"{status.db_path}: the database exists but holds no world yet (run hearth --init)"
     lines = [
@@ -64,6 +66,7 @@ def format_status(status: WorldStatus) -> str:
             when = f"tick {g.tick}" if g.tick is not None else "waiting"
             lines.append(f"    cycle {g.cycle} ({g.level or '?'}) {g.kind:<15} {g.status:<8} "
                          f"{when:<10} {_cut(_request_words(g.said), 100)}")
+    lines += [f"  left over: {note.line()}" for note in status.leftovers]
     return "\n".join(lines)
 
 
@@ -124,6 +127,7 @@ async def show_status(env: RuntimeEnv, config: HearthConfig, as_json: bool) -> i
                 print(json.dumps({"error": "damaged", "message": damage}))
                 return EXIT_RUNTIME
             raise CliError(str(damage))
+    status = replace(status, leftovers=leftover_notes(env.data_dir, env.command()))
     print(json.dumps(status.to_dict(), indent=2) if as_json else format_status(status))
     return EXIT_OK if status.initialised else EXIT_RUNTIME
 
@@ -139,7 +143,9 @@ async def first_problem(storage: Storage, env: RuntimeEnv | None = None) -> str 
 
 
 async def check_world_rows(env: RuntimeEnv) -> int:
-    """`--check`: every problem of the world's rows, one a line; nothing is changed."""
+    """`--check`: every problem of the world's rows, one a line, then what the data folder
+    holds that the world does not need (not damage: the exit code is the rows'); nothing
+    is changed."""
     if not Storage.world_exists(env.data_dir):
         raise CliError(f"no world in {env.data_dir} yet; create one with "
                        f"`{env.command('--init')}`")
@@ -147,6 +153,8 @@ async def check_world_rows(env: RuntimeEnv) -> int:
         problems = await check_world(storage.db)
     for line in problems:
         print(line)
+    for note in leftover_notes(env.data_dir, env.command()):  # not damage: no exit 1
+        print(f"left over: {note.line()}")
     print(f"{storage.db_path}: {len(problems)} problem(s)" if problems
           else f"{storage.db_path}: no problems found")
     return EXIT_RUNTIME if problems else EXIT_OK

@@ -116,6 +116,7 @@ class Storage:
             self._lock = WorldLock(self.data_dir).acquire()
             for line in recover(self.data_dir):  # what a killed --init left here
                 log.warning("%s", line)
+            self.snapshots.tidy()  # side files older snapshots left (`--status` names them)
         try:
             self._db = await Database.open(
                 self.db_path,

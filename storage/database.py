@@ -343,8 +343,8 @@ class Database:
             await asyncio.sleep(0.05)
 
     async def close(self) -> None:
-        """Stop the checkpointer first: SQLite then folds the log into the file when
-        this, the last connection, closes."""
+        """Stop the checkpointer first: after the last commit, it folds the log into the
+        file and empties it, readers beside or not (storage/wal_checkpointer.py)."""
         if self.checkpointer is not None:
             await asyncio.to_thread(self.checkpointer.stop)
             self.checkpointer = None

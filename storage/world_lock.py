@@ -27,6 +27,7 @@ import os
 import stat
 import sys
 import threading
+import time
 from pathlib import Path
 from types import TracebackType
 
@@ -98,7 +99,7 @@ class WorldLock:
             except OSError as exc:
                 raise _lock_fault(path, exc) from None
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                _flock_soon(fd)
             except BlockingIOError:
                 os.close(fd)
                 who = holder(self.data_dir) or "another process"
@@ -155,6 +156,47 @@ class WorldLock:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.release()
+
+
+PROBE_PAUSES_S = (0.005, 0.02, 0.05)
+"""Pauses between tries at the writer lock before a second writer is refused."""
+
+
+def _flock_soon(fd: int) -> None:
+    """Take the exclusive lock, trying again for a moment: `writer_there` (--status
+    looking) holds a shared one for microseconds, and must never turn a writer away.
+    A real writer holds it for its whole run, so a second is still refused at once."""
+    for pause in PROBE_PAUSES_S:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            time.sleep(pause)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def writer_there(data_dir: Path) -> bool:
+    """Whether a process holds the world's writer lock now, found by trying to share it
+    without waiting (and letting go at once). Only reads: no lock file is made, nothing
+    is written, and a link, FIFO or missing file means no writer."""
+    if held_here(data_dir):
+        return True
+    try:
+        fd = os.open(Path(data_dir) / LOCK_FILENAME,
+                     os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # lets go of the shared lock, if taken
+    return False
 
 
 def held_here(data_dir: Path) -> bool:
