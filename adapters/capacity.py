@@ -20,11 +20,12 @@ when the next request may go:
   request goes when each bucket holds its cost: one request; the uncached input
   tokens it is likely to send (the API does not count cache reads, for most models);
   and `max_tokens` of output, which the API reserves at the start and gives back at
-  the end. So the window opens as far as the limits allow with the first headers
-  (the requests sent while nothing is known are streamed, and a stream's headers come
-  as it opens: `learning`, `opened`), and under a low limit requests are paced to it
-  instead of refused. Headers are the
-  truth: they also count other programs on the same key.
+  the end. Until the first headers, a Claude model is paced to the lowest limits
+  published for its class (`assume_lowest`, adapters/request_sizing.py); those
+  requests are streamed, since a stream's headers come as it opens (`learning`,
+  `opened`). Under a low limit requests are paced to it instead of refused. Headers
+  are the truth: they also count other programs on the same key. Which limit held
+  requests longest is the run's pace (`pace`).
 - **A 429** pauses every request until the `retry-after` the API named (or the
   bucket's reset) and halves the window; the refused request waits its turn again,
   and does not count as a failed attempt: a turn waits for capacity, it is not lost
@@ -46,7 +47,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 
 from adapters.rate_buckets import HEADER, KINDS, Bucket, Figures, Ticket, instant, number
-from adapters.request_sizing import WORDS, LimitTooLow, pace_words
+from adapters.request_sizing import LimitTooLow, over_limit, pace_words
 
 Clock = Callable[[], float]
 Stopping = Callable[[], bool]
@@ -94,6 +95,8 @@ class Capacity:
         model's class, `assume_lowest`) rather than what the endpoint said."""
         self._holding = "window"
         """What held the request at the head of the queue last (for `waited_for`)."""
+        self._spent: str | None = None
+        """The bucket a 429's headers said was spent: the pause that follows is its."""
         # Learning without limits: answers in the current round, and the best round yet.
         self._round: tuple[float, int, bool] | None = None
         self._best: tuple[int, float] | None = None
@@ -146,10 +149,7 @@ class Capacity:
         for kind, cost in (("input-tokens", cost_in), ("output-tokens", cost_out)):
             bucket = self.buckets.get(kind)
             if bucket is not None and cost > bucket.limit:
-                raise LimitTooLow(
-                    f"{self.model}'s {WORDS[kind]} limit is {bucket.limit:,.0f} a minute, "
-                    f"below the {cost:,.0f} one request needs: raise the key's limit "
-                    "(Claude Console, Limits) or lower `claude.max_tokens`/`claude.effort`")
+                raise LimitTooLow(over_limit(self.model, kind, bucket.limit, cost))
 
     def limit(self, kind: str) -> float | None:
         """A bucket's limit a minute, said or assumed; None: not known to have one."""
@@ -161,10 +161,8 @@ class Capacity:
         held requests longest, when one did; None when none held them."""
         waits = [(seconds, kind) for kind, seconds in self.figures.waited_for.items()
                  if kind in self.buckets and seconds > 0]
-        if not waits:
-            return None
-        seconds, kind = max(waits)
-        return kind, self.buckets[kind].limit, seconds
+        return max(((k, self.buckets[k].limit, w) for w, k in waits), key=lambda p: p[2],
+                   default=None)
 
     def _take(self, cost_in: float, cost_out: float) -> Ticket:
         """Count a request in flight and take its cost from the buckets, at once (so the
@@ -196,11 +194,11 @@ class Capacity:
         """0.0: a request may go now; seconds: when time alone will make room; None:
         not until an answer frees a place in the window."""
         if self.in_flight >= self.window:
-            self._holding = "window"
+            self._holding = self._spent if self._limited and self._spent else "window"
             return None
         now = self.clock()
         wait = max(0.0, self.paused_until - now)
-        holding = "pause"
+        holding = self._spent or "pause"
         for kind, cost in zip(KINDS, (1.0, cost_in, cost_out), strict=True):
             bucket = self.buckets.get(kind)
             if bucket is not None and (need := bucket.wait_for(cost, now)) > wait:
@@ -296,6 +294,8 @@ class Capacity:
         if status == 429:
             self.figures.rate_limited += 1
             self._limited = True
+            self._spent = next((kind for kind in KINDS if number(
+                headers.get(f"{HEADER}{kind}-remaining")) == 0), self._spent)
             wait = retry_after if retry_after is not None else self._until_reset(headers, now)
             wait = min(LONGEST_PAUSE, wait if wait is not None else 1.0)
             self.paused_until = max(self.paused_until, now + wait)

@@ -114,14 +114,15 @@ def output_room(model: str, effort: str | None, configured: int,
     return min(configured, max(need, int(output_limit) // SHARE))
 
 
-def input_too_large(model: str, tokens: float, input_limit: float | None) -> str | None:
-    """One line when a request of `tokens` uncached input can never fit the input bucket
-    (None when it can)."""
-    if input_limit is None or tokens <= input_limit:
-        return None
-    return (f"{model}'s input-token limit is {input_limit:,.0f} a minute, below the "
-            f"{tokens:,.0f} tokens one request must send uncached (the tools, the system "
-            "prompt and a perception): raise the key's limit (Claude Console, Limits)")
+def over_limit(model: str, kind: str, limit: float, cost: float) -> str:
+    """One line saying a request costs more of a bucket than its whole limit (no wait
+    can admit it), and what a person can change."""
+    if kind == "output-tokens":
+        change = "lower `claude.max_tokens` or `claude.effort`, or raise the key's limit"
+    else:
+        change = "raise the key's limit"
+    return (f"{model}'s {WORDS.get(kind, kind)} limit is {limit:,.0f} a minute, below the "
+            f"{cost:,.0f} one request needs: {change} (Claude Console, Limits)")
 
 
 def history_room(input_limit: float | None, fixed_chars: int) -> int | None:

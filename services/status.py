@@ -18,6 +18,7 @@ from services.budget import requests_in_record
 from services.world_view import terrain_codes
 from storage import LATEST_VERSION, Storage
 from storage.leftovers import find_leftovers
+from storage.limits_file import read_limits
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,48 @@ def leftover_notes(data_dir: Path, hearth: str = "hearth") -> list[LeftoverNote]
     return notes
 
 
+@dataclass(frozen=True)
+class LimitNote:
+    """What a model's endpoint last said of its rate limits (data/limits.json), and which
+    of them paced the run that heard it, if one did."""
+
+    model: str
+    """The model and its endpoint, as `Capacities.key` names them."""
+    per_minute: dict[str, float]
+    """Bucket kind (requests, input-tokens, output-tokens) -> limit a minute."""
+    paced_by: str | None = None
+    waited_seconds: float = 0.0
+
+    def line(self) -> str:
+        limits = ", ".join(f"{limit:,.0f} {kind.replace('-', ' ')}"
+                           for kind, limit in self.per_minute.items())
+        text = f"{self.model}: {limits} a minute"
+        if self.paced_by is not None:
+            limit = self.per_minute.get(self.paced_by)
+            at = f" ({limit:,.0f} a minute)" if limit is not None else ""
+            text += (f"; the last run was paced by its {self.paced_by.replace('-', ' ')}{at}, "
+                     f"requests waiting {self.waited_seconds:,.0f} s for room in all")
+        return text
+
+
+def limit_notes(data_dir: Path) -> list[LimitNote]:
+    """What each endpoint last said of its limits, as the last run kept it."""
+    notes = []
+    for key, said in sorted(read_limits(data_dir).items()):
+        buckets = said.get("buckets")
+        if not isinstance(buckets, Mapping):
+            continue
+        per_minute = {str(kind): float(pair[0]) for kind, pair in buckets.items()
+                      if isinstance(pair, list | tuple) and pair
+                      and isinstance(pair[0], int | float)}
+        paced = said.get("paced_by")
+        kind = paced.get("kind") if isinstance(paced, Mapping) else None
+        waited = paced.get("waited") if isinstance(paced, Mapping) else None
+        notes.append(LimitNote(key, per_minute, kind if isinstance(kind, str) else None,
+                               float(waited) if isinstance(waited, int | float) else 0.0))
+    return notes
+
+
 def _size(count: int) -> str:
     if count >= 1 << 20:
         return f"{count / (1 << 20):.1f} MiB"
@@ -164,6 +207,8 @@ class WorldStatus:
     """The Gardener's newest requests, newest first; empty when it never asked."""
     leftovers: list[LeftoverNote] = field(default_factory=list)
     """What the data folder holds that the world does not need (`leftover_notes`)."""
+    limits: list[LimitNote] = field(default_factory=list)
+    """What the models' endpoints last said of their rate limits (`limit_notes`)."""
 
     @property
     def spend_usd(self) -> float:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from config import HearthConfig, RuntimeEnv
 from core.text import clean_text
 from services.command_errors import EXIT_OK, EXIT_RUNTIME, CliError
-from services.status import AgentSummary, WorldStatus, leftover_notes, world_status
+from services.status import AgentSummary, WorldStatus, leftover_notes, limit_notes, world_status
 from storage import Storage
 from storage.world_check import check_world
 
@@ -66,6 +66,9 @@ def format_status(status: WorldStatus) -> str:
             when = f"tick {g.tick}" if g.tick is not None else "waiting"
             lines.append(f"    cycle {g.cycle} ({g.level or '?'}) {g.kind:<15} {g.status:<8} "
                          f"{when:<10} {_cut(_request_words(g.said), 100)}")
+    if status.limits:
+        lines.append("  rate limits, as the API last said them (data/limits.json):")
+        lines += [f"    {note.line()}" for note in status.limits]
     lines += [f"  left over: {note.line()}" for note in status.leftovers]
     return "\n".join(lines)
 
@@ -127,7 +130,8 @@ async def show_status(env: RuntimeEnv, config: HearthConfig, as_json: bool) -> i
                 print(json.dumps({"error": "damaged", "message": damage}))
                 return EXIT_RUNTIME
             raise CliError(str(damage))
-    status = replace(status, leftovers=leftover_notes(env.data_dir, env.command()))
+    status = replace(status, leftovers=leftover_notes(env.data_dir, env.command()),
+                     limits=limit_notes(env.data_dir))
     print(json.dumps(status.to_dict(), indent=2) if as_json else format_status(status))
     return EXIT_OK if status.initialised else EXIT_RUNTIME
 

@@ -227,6 +227,26 @@ def test_a_run_keeps_the_limits_it_was_told_for_the_next_run(tmp_path: Path) -> 
     assert seen[1] > seen[0]  # the second run told its own
 
 
+def test_the_limit_that_paced_a_run_is_named_by_it_and_by_status(tmp_path: Path) -> None:
+    """Issue 39: a run paced by a rate limit says which, in its summary and in
+    `--status` (from data/limits.json). A key just spent (its buckets empty, 600
+    requests a minute) makes every request wait for the requests bucket."""
+    standin = StrictMessagesApi(rpm=600, otpm=4_000_000, full=False)
+    with standin.serve() as url:
+        made = _hearth(tmp_path, "--init", "--seed", "5", "--size", "48x40")
+        assert made.returncode == 0, made.stderr
+        run = _hearth(tmp_path, "--run", "2", "--mind", "claude",
+                      ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=url)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "paced by claude-sonnet-5-5's requests: 600 a minute" in run.stdout
+    assert "spend: $" in run.stdout and "an agent-day" in run.stdout
+    status = _hearth(tmp_path, "--status").stdout
+    assert "rate limits, as the API last said them" in status
+    line = next(x for x in status.splitlines() if x.strip().startswith("claude-sonnet-5-5 at"))
+    assert "600 requests" in line and "4,000,000 output tokens a minute" in line
+    assert "paced by its requests (600 a minute)" in line
+
+
 @pytest.mark.parametrize(("proxy", "socks_module"), [
     ("socks5://127.0.0.1:1", False),  # a SOCKS proxy, and httpx without its socksio
     ("foo://127.0.0.1:1", True),  # a scheme no client knows

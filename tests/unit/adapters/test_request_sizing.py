@@ -21,10 +21,10 @@ from adapters.claude_calls import CallPolicy, Unservable, ask, halting_cause
 from adapters.request_sizing import (
     LimitTooLow,
     history_room,
-    input_too_large,
     lowest_tier,
     model_class,
     output_room,
+    over_limit,
     room_needed,
 )
 from tests.unit.adapters.test_capacity import told
@@ -67,8 +67,8 @@ def test_an_output_limit_below_one_reply_is_a_setting_to_change():
 
 
 def test_a_cold_request_must_fit_the_input_limit():
-    assert input_too_large("claude-sonnet-5-5", 29_000, 30_000) is None
-    assert "30,000" in input_too_large("claude-sonnet-5-5", 31_000, 30_000)
+    line = over_limit("claude-sonnet-5-5", "input-tokens", 30_000, 31_000)
+    assert "input tokens limit is 30,000 a minute, below the 31,000" in line
     # 80% of 30,000 tokens at 3 characters a token, less the tools and system prompt.
     assert history_room(30_000, 20_000) == 52_000
     assert history_room(None, 20_000) is None
@@ -97,7 +97,8 @@ async def test_until_told_a_claude_model_is_paced_to_the_lowest_tier():
 
 
 async def test_an_endpoint_that_says_no_limits_drops_the_assumption():
-    room = Capacities(start=4, ceiling=64, assume=lowest_tier).of("http://proxy", "claude-haiku-5-5")
+    rooms = Capacities(start=4, ceiling=64, assume=lowest_tier)
+    room = rooms.of("http://proxy", "claude-haiku-5-5")
     ticket = await room.admit(output_tokens=2_000)
     room.opened(ticket, {})
     assert not room.assumed and room.buckets == {} and room.said() is None
