@@ -8,7 +8,8 @@ this module, which does it on a backing folder, or answers with the errno a test
 asks for (EIO for a failing disk, EROFS for one gone read-only). The program under
 test is a real process making real system calls; what it meets is what a failing
 disk gives it. No libfuse is needed (none is installed here): the protocol is the
-kernel's own (linux/fuse.h, protocol 7.31), and mounting is one mount(2) call.
+kernel's own (linux/fuse.h, protocol 7.31), and mounting is one mount(2) call, which
+only root may make: a test using this module is marked needs_root.
 
 Only what Hearth and SQLite use is served: lookups, attributes, files and folders,
 renames, links, fsync, statfs. Locks (fcntl, flock) stay in the kernel, which is
@@ -103,7 +104,12 @@ class FaultyDisk:
     def start(self) -> None:
         self.backing.mkdir(parents=True, exist_ok=True)
         self.mount.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open("/dev/fuse", os.O_RDWR | os.O_CLOEXEC)
+        try:
+            self._fd = os.open("/dev/fuse", os.O_RDWR | os.O_CLOEXEC)
+        except OSError as error:
+            pytest.fail(f"opening /dev/fuse failed ({error.strerror}); these tests need "
+                        "root and /dev/fuse, and as root they are never skipped",
+                        pytrace=False)
         libc = ctypes.CDLL(None, use_errno=True)
         options = f"fd={self._fd},rootmode=40000,user_id=0,group_id=0,allow_other"
         if libc.mount(b"hearth-faulty", str(self.mount).encode(), b"fuse", 0,
@@ -112,7 +118,7 @@ class FaultyDisk:
             os.close(self._fd)
             pytest.fail(f"mounting a FUSE file system at {self.mount} failed "
                         f"({os.strerror(code)}); these tests need root and /dev/fuse, "
-                        "they are never skipped", pytrace=False)
+                        "and as root they are never skipped", pytrace=False)
         # The server answers in a process of its own. In a thread of the test's process
         # it could wait on that process's memory map (growing its heap) while the test's
         # thread waited on it inside a page fault on the mount: both stopped, for good

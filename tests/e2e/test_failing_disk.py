@@ -37,7 +37,8 @@ from tests.e2e.worlds import (
 )
 from tests.integration.hostile import snapshot
 
-pytestmark = pytest.mark.hostile
+pytestmark = [pytest.mark.hostile,
+              pytest.mark.needs_root("mounts a FUSE file system and a tmpfs")]
 
 FAILED = "failed"
 READ_ONLY = "read-only"
@@ -213,7 +214,7 @@ def test_a_disk_the_kernel_made_read_only_is_refused_before_anything_changes(
                              capture_output=True, text=True)
     if mounted.returncode != 0:
         pytest.fail(f"mounting a tmpfs failed ({mounted.stderr.strip()}); these tests "
-                    "need root, they are never skipped", pytrace=False)
+                    "need root, and as root they are never skipped", pytrace=False)
     before = snapshot(outside)
     try:
         data, homes = copy_world(made, disk / "data", disk / "agents")

@@ -1,7 +1,8 @@
 """A full disk, for real: `hearth --run` stops in one line, and the next run goes on.
 
-Each case mounts a small tmpfs (root may; the test fails loudly if it cannot, it
-is never skipped), puts the world's data folder (or the agents' homes) on it, and
+Each case mounts a small tmpfs (only root may: the cases are marked needs_root, so
+they skip for anyone else; as root one that cannot mount fails loudly, and a root
+run never skips them), puts the world's data folder (or the agents' homes) on it, and
 fills it to the brim with a filler file at some moment: before the run, after a
 run that left a log behind, or mid-run (the program paused by SIGSTOP after a few
 ticks, or a filler racing it). The run must end with exit 1 and exactly one line
@@ -37,7 +38,7 @@ from tests.e2e.worlds import (
     world,
 )
 
-pytestmark = pytest.mark.hostile
+pytestmark = [pytest.mark.hostile, pytest.mark.needs_root("mounts a tmpfs")]
 
 DATA_KB = 4608
 """Room for 60 ticks' WAL (~3.6 MB, unchecked in so short a run) and snapshot_0.db."""
@@ -56,8 +57,8 @@ def small_disk(where: Path, kb: int) -> Iterator[Path]:
                               str(where)], capture_output=True, text=True)
     if mounted.returncode != 0:
         pytest.fail("these tests need a real full disk: mounting a tmpfs at "
-                    f"{where} failed ({(mounted.stderr or mounted.stdout).strip()}); run "
-                    "them as root (or with CAP_SYS_ADMIN), they are never skipped",
+                    f"{where} failed ({(mounted.stderr or mounted.stdout).strip()}); they "
+                    "need root (or CAP_SYS_ADMIN), and as root they are never skipped",
                     pytrace=False)
     try:
         yield where

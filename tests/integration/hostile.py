@@ -41,6 +41,8 @@ DEADLINE = 60.0
 """How long any one hostile run may take before it counts as hung."""
 NULL_DEVICE = (1, 3)
 """The major and minor numbers of /dev/null: a device node that is harmless to open."""
+MAKES_A_DEVICE = pytest.mark.needs_root("makes a device node")
+"""On every test (or parameter) that calls `make_device`: only root may make one."""
 OPENED_BY_OPEN = -1
 """In `device_opens`' record: opened with open() or Path.open (always blocking)."""
 
@@ -160,9 +162,9 @@ def one_line(printed: str) -> str:
 
 
 def make_device(at: Path) -> None:
-    """A character device node at `at` with /dev/null's numbers (skips unless root)."""
-    if os.geteuid() != 0:
-        pytest.skip("making a device node needs root")
+    """A character device node at `at` with /dev/null's numbers. Only root may make one:
+    a test calling this carries MAKES_A_DEVICE, so it is skipped for anyone else, and as
+    root it fails here, loudly, if the node cannot be made."""
     at.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
         at.unlink()

@@ -34,6 +34,7 @@ from services.mind import ToolCall, ToolOutcome, TurnStart
 from storage import Storage
 from tests.integration.hostile import (
     DEADLINE,
+    MAKES_A_DEVICE,
     assert_never_written_or_waited_on,
     assert_unharmed,
     device_opens,
@@ -47,7 +48,7 @@ from tests.integration.hostile import (
 
 pytestmark = [pytest.mark.hostile, pytest.mark.usefixtures("no_tracebacks")]
 
-KINDS = ("symlink", "hardlink", "fifo", "device")
+KINDS = ("symlink", "hardlink", "fifo", pytest.param("device", marks=MAKES_A_DEVICE))
 
 
 @pytest.fixture

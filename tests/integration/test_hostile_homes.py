@@ -32,6 +32,7 @@ from storage import Storage
 from storage.homes import HOME_FILES, STATUS_FILE, STATUS_PARTIAL, AgentHomes, HomeRefusedError
 from tests.integration.hostile import (
     DEADLINE,
+    MAKES_A_DEVICE,
     OPENED_BY_OPEN,
     assert_never_written_or_waited_on,
     assert_unharmed,
@@ -192,7 +193,7 @@ def test_a_home_that_is_a_file_is_refused_and_left_alone(world, config, outside)
     assert_unharmed(before, outside, data / "world.db")
 
 
-@pytest.mark.parametrize("kind", ["FIFO", "device"])
+@pytest.mark.parametrize("kind", ["FIFO", pytest.param("device", marks=MAKES_A_DEVICE)])
 def test_a_home_that_is_a_fifo_or_device_is_refused_without_waiting(world, config, outside,
                                                                     kind) -> None:
     data, agents, names = world
@@ -312,6 +313,7 @@ def test_a_fifo_in_a_home_never_hangs_a_run(world, config, outside, name) -> Non
     assert_unharmed(before, outside, data / "world.db")
 
 
+@MAKES_A_DEVICE
 @pytest.mark.parametrize("name", [STATUS_FILE, STATUS_PARTIAL, "journal.md", "notes.md"])
 def test_a_device_in_a_home_is_never_written_or_waited_on(world, config, outside,
                                                           name) -> None:
@@ -340,6 +342,7 @@ def test_a_device_in_a_home_is_never_written_or_waited_on(world, config, outside
     assert_unharmed(before, outside, data / "world.db")
 
 
+@MAKES_A_DEVICE
 def test_the_device_watch_sees_a_write_through_any_name(tmp_path) -> None:
     """The instrument the device cases rely on: an open of the node is seen, under a new
     name too; /dev/null itself and a file that reuses the node's inode number are not."""
@@ -437,6 +440,7 @@ def test_replay_removes_a_hard_link_name_only(tmp_path, outside) -> None:
     assert_unharmed(before, outside)  # only its link count dropped (not in a snapshot)
 
 
+@MAKES_A_DEVICE
 def test_undo_logs_that_are_links_fifos_or_devices_are_dropped_not_followed(
         tmp_path, outside) -> None:
     undo = tmp_path / "undo"
@@ -504,7 +508,8 @@ def test_cli_run_with_a_linked_home_is_one_line_and_exit_1(tmp_path, outside) ->
     assert_unharmed(before, outside, tmp_path / "data" / "world.db", ran.stdout + ran.stderr)
 
 
-@pytest.mark.parametrize("name", [STATUS_PARTIAL, STATUS_FILE])
+@pytest.mark.parametrize("name", [STATUS_PARTIAL,
+                                  pytest.param(STATUS_FILE, marks=MAKES_A_DEVICE)])
 def test_cli_run_with_a_fifo_or_device_at_the_status_does_not_hang(tmp_path, outside,
                                                                    name) -> None:
     names = _init(tmp_path)
@@ -541,7 +546,8 @@ def _world_files(data: Path) -> dict[str, tuple]:
             for name, seen in snapshot(data).items()}
 
 
-@pytest.mark.parametrize("kind", ["file", "FIFO", "device", "link to a file", "dangling link"])
+@pytest.mark.parametrize("kind", ["file", "FIFO", pytest.param("device", marks=MAKES_A_DEVICE),
+                                  "link to a file", "dangling link"])
 def test_cli_init_force_refuses_a_new_home_in_the_way_before_moving_anything(
         tmp_path, outside, planned, kind) -> None:
     """`--init --force` sets the old world aside with its homes (and any folder at a new
