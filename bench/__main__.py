@@ -36,6 +36,7 @@ BENCHES: dict[str, str] = {
     "gardener": "bench.gardener",
     "fork": "bench.fork",
     "minds": "bench.minds",
+    "limits": "bench.limits",
 }
 
 

@@ -6,8 +6,19 @@
     api.refused, api.served                   # what was refused, and what was answered
 
 Options beyond the defaults: `today=` (retirement), `keys={key: account}`, `behaviour=`,
-`clock=` (seconds, for cache lifetimes and the rate limit), `rpm=` (a 429 past it), and
-`api.faults.append(529)` for the next request to fail; `sync_client()` for sync code.
+`clock=` (seconds, for cache lifetimes and the rate limits), and `api.faults.append(529)`
+for the next request to fail; `sync_client()` for sync code.
+
+Limits mode (tests/standin/limits.py, each rule quoted from the rate-limits page): token
+buckets per account and model class, `rpm=`, `itpm=`, `otpm=` for every class or
+`limits={"sonnet": (50, 30_000, 8_000), "haiku": (50, 50_000, 10_000)}` per class (a key
+names a class, "sonnet-5-5", or the start of several, "sonnet"); ITPM counts uncached input
+and cache writes; OTPM the output as it is written (`reserve_max_tokens=True`: the older
+rule, max_tokens held while the reply is written); 429 + `retry-after` past a limit, and
+always for a request that can never fit; the `anthropic-ratelimit-*` headers on every
+answer. `latency=` seconds of the stand-in's clock a reply (real waits with the real clock;
+`sleep=` with an injected one). `api.limited` lists the 429s, `api.figures()` counts per
+class (served, 429s by bucket, never fits, cut by max_tokens, tokens).
 
 Unlike tests/fake_anthropic.py (which answers whatever it is scripted to), every request
 is checked against the documented rules first (shape, models and retirement, effort and

@@ -2,12 +2,20 @@
 
 Drive it through the real SDK, over `httpx2.MockTransport` (`client()`) or over HTTP on
 127.0.0.1 for subprocesses that set ANTHROPIC_BASE_URL (`serve()`). The request rules
-live in shape.py (form), thinking.py (thinking blocks) and cache.py (usage); the
-model's own part in agent.py.
+live in shape.py (form), thinking.py (thinking blocks) and cache.py (usage); the rate
+limits in limits.py; the model's own part in agent.py.
+
+Time: `clock` is the stand-in's clock (cache lifetimes, rate limits); `latency` the
+seconds of it each reply takes. With the real clock (no `clock=`) a reply really comes
+`latency` seconds after its request (a stream opens at once, with its headers, and its
+events follow); with an injected clock the test moves time itself, and `sleep` (an
+async callable, given the seconds) is awaited for each reply's latency by `client()`
+(none by default).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import hashlib
@@ -15,7 +23,7 @@ import json
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, NamedTuple
@@ -27,12 +35,23 @@ import httpx2
 from tests.standin import cache, thinking
 from tests.standin.agent import Plan, Request, seed_of, simple_agent
 from tests.standin.catalog import CATALOG, DOCS, ModelRule
+from tests.standin.limits import (
+    KINDS,
+    ClassFigures,
+    Limited,
+    Limits,
+    TokenBucket,
+    counted,
+    message,
+    resolve,
+)
 from tests.standin.shape import Refused, bad, blocks, check
 from tests.standin.streaming import events
 
 ERRORS = f"{DOCS}/api/errors"
-RATE_LIMITS = f"{DOCS}/api/rate-limits"
 MODELS_LIST = f"{DOCS}/api/models-list"
+WAIT = "standin_wait"
+"""The response extension that says how many seconds the answer is still to take."""
 
 
 class Refusal(NamedTuple):
@@ -52,6 +71,10 @@ class Served:
     reply: Mapping[str, Any] = field(default_factory=dict)
     dropped: tuple[str, ...] = ()
     """Paths of thinking blocks the model could not read (dropped, not billed)."""
+    rate_class: str = ""
+    """The class whose buckets it drew from (limits.py PER CLASS)."""
+    at: float = 0.0
+    """The stand-in's clock when it was admitted; it was answered at `at` + latency."""
 
 
 class StrictMessagesApi:
@@ -61,19 +84,38 @@ class StrictMessagesApi:
                  today: datetime.date = datetime.date(2026, 11, 26),
                  clock: Callable[[], float] | None = None,
                  rpm: int | None = None, itpm: int | None = None,
-                 otpm: int | None = None, full: bool = True) -> None:
+                 otpm: int | None = None, full: bool = True,
+                 limits: Mapping[str, Limits] | None = None, latency: float = 0.0,
+                 sleep: Callable[[float], Awaitable[None]] | None = None,
+                 reserve_max_tokens: bool = False,
+                 wall: Callable[[], datetime.datetime] | None = None) -> None:
         self.models = dict(CATALOG if models is None else models)
         self.behaviour = behaviour or simple_agent
         self.keys = dict(keys or {"test-key": "acct-1"})
         self.today = today
         self.clock = clock or time.monotonic
         self.rpm = rpm
-        """Requests per minute per account and model (None: no limit); over it, a 429
-        (RATE_LIMITS)."""
+        """Requests per minute per account and model class (None: no limit); over it, a
+        429 (RATE_LIMITS). rpm, itpm and otpm hold for every class `limits` does not name."""
         self.itpm, self.otpm = itpm, otpm
         """Input tokens (uncached: input + cache writes) and output tokens per minute."""
+        self.limits = _checked(limits or {}, self.models)
+        """(rpm, itpm, otpm) per model class (limits.py PER CLASS): a key is a class
+        (catalog.py `rate_class`, "sonnet-5-5") or the start of one ("sonnet": every
+        Sonnet class, each with buckets of its own)."""
         self.full = full
         """Whether the buckets start full (a fresh key) or empty (a key just spent)."""
+        self.latency = latency
+        """Seconds of the stand-in's clock each reply takes (see the module's docstring);
+        its output tokens leave the bucket over that time (limits.py OTPM)."""
+        self.reserve_max_tokens = reserve_max_tokens
+        """limits.py OTPM: the page's older rule (max_tokens taken as the request starts,
+        the unused rest given back as it ends) instead of its current one."""
+        self._real_time = clock is None
+        self._sleep = sleep
+        self._wall = wall or (lambda: datetime.datetime.now(datetime.UTC))
+        self.limited: list[Limited] = []
+        """Requests answered 429 for a rate limit, first first (limits.py)."""
         self.faults: list[int] = []
         """Statuses (500, 529) the next /v1/messages requests answer with, first first."""
         self.refused: list[Refusal] = []
@@ -83,9 +125,11 @@ class StrictMessagesApi:
         self._prefixes: thinking.Prefixes | None = None
         """The newest request's Prefixes (thinking.py), which _reply reuses."""
         self._calls: dict[str, str] = {}
-        self._buckets: dict[tuple[str, str, str], list[float]] = {}
-        """(account, model, kind) -> [level, time of level]; RATE_LIMITS: token buckets."""
+        self._buckets: dict[tuple[str, str, str], TokenBucket] = {}
+        """(account, model class, kind) -> its bucket (limits.py TOKEN BUCKET, PER CLASS)."""
         self._count = 0
+        self._due: float | None = None
+        """When the reply being answered is due (the stand-in's clock)."""
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ clients
@@ -94,19 +138,68 @@ class StrictMessagesApi:
                **kw: Any) -> anthropic.AsyncAnthropic:
         return anthropic.AsyncAnthropic(
             api_key=api_key, max_retries=max_retries,
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler)), **kw)
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(self._answer_async)),
+            **kw)
 
     def sync_client(self, *, api_key: str = "test-key", max_retries: int = 0,
                     **kw: Any) -> anthropic.Anthropic:
         return anthropic.Anthropic(
             api_key=api_key, max_retries=max_retries,
-            http_client=httpx2.Client(transport=httpx2.MockTransport(self.handler)), **kw)
+            http_client=httpx2.Client(transport=httpx2.MockTransport(self._answer_sync)), **kw)
+
+    async def _answer_async(self, request: httpx2.Request) -> httpx2.Response:
+        """`handler`, taking the reply's latency: a stream opens at once (its headers are
+        what a caller may read before the model has finished) and its events follow."""
+        response = self.handler(request)
+        wait = self._wait(response)
+        if wait is None:
+            return response
+        sleep = self._sleep if self._sleep is not None else asyncio.sleep
+        if response.headers.get("content-type") == "text/event-stream":
+            body = response.content
+
+            async def later() -> AsyncIterator[bytes]:
+                await sleep(wait)
+                yield body
+
+            return httpx2.Response(response.status_code, headers=response.headers,
+                                   content=later())
+        await sleep(wait)
+        return response
+
+    def _answer_sync(self, request: httpx2.Request) -> httpx2.Response:
+        response = self.handler(request)
+        wait = self._wait(response)
+        if wait is None or not self._real_time:  # an injected clock: the test moves time
+            return response
+        if response.headers.get("content-type") == "text/event-stream":
+            body = response.content
+
+            def later() -> Iterator[bytes]:
+                time.sleep(wait)
+                yield body
+
+            return httpx2.Response(response.status_code, headers=response.headers,
+                                   content=later())
+        time.sleep(wait)
+        return response
+
+    def _wait(self, response: httpx2.Response) -> float | None:
+        """Seconds the answer is still to take, or None when it comes at once: real ones
+        with the real clock; with an injected clock, the latency, for `sleep` (if any)."""
+        due = response.extensions.get(WAIT)
+        if due is None:
+            return None
+        if self._real_time:
+            return max(0.0, due - self.clock())
+        return self.latency if self._sleep is not None else None
 
     @contextlib.contextmanager
     def serve(self, *, keep_alive: bool = False) -> Iterator[str]:
         """The stand-in on a real socket; yields its base URL. `keep_alive`: HTTP/1.1,
         one connection for many requests, as the real API serves (a bench's choice;
-        tests keep one connection a request, so nothing lingers after them)."""
+        tests keep one connection a request, so nothing lingers after them). With the
+        real clock each reply takes `latency` seconds (a thread a connection waits)."""
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -121,12 +214,19 @@ class StrictMessagesApi:
                     content=self.rfile.read(size) if size else b"")
                 response = api.handler(request)
                 body = response.content
+                due = response.extensions.get(WAIT) if api._real_time else None
+                streamed = response.headers.get("content-type") == "text/event-stream"
+                if due is not None and not streamed:  # the reply takes its latency
+                    time.sleep(max(0.0, due - api.clock()))
                 self.send_response(response.status_code)
                 for name, value in response.headers.items():
                     if name.lower() not in ("content-length", "transfer-encoding", "connection"):
                         self.send_header(name, value)
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
+                if due is not None and streamed:  # a stream opens at once; events follow
+                    self.wfile.flush()
+                    time.sleep(max(0.0, due - api.clock()))
                 self.wfile.write(body)
 
             do_GET = do_POST = _answer  # noqa: N815 (the http.server names)
@@ -150,6 +250,7 @@ class StrictMessagesApi:
         with self._lock:
             rid = self._id("req")
             path = request.url.path
+            self._due = None
             try:
                 status, answer, headers = self._route(request, path)
             except Refused as refusal:
@@ -159,10 +260,13 @@ class StrictMessagesApi:
                     refusal.status, headers={"request-id": rid, **getattr(refusal, "headers", {})},
                     json={"type": "error", "request_id": rid,
                           "error": {"type": refusal.kind, "message": refusal.message}})
+            due, self._due = self._due, None
+            extensions = {WAIT: due} if due is not None and status == 200 else None
             if isinstance(answer, bytes):  # a streamed answer (server-sent events)
                 return httpx2.Response(status, headers={"request-id": rid, **headers},
-                                       content=answer)
-            return httpx2.Response(status, headers={"request-id": rid, **headers}, json=answer)
+                                       content=answer, extensions=extensions)
+            return httpx2.Response(status, headers={"request-id": rid, **headers}, json=answer,
+                                   extensions=extensions)
 
     def _route(self, request: httpx2.Request, path: str) -> tuple[int, Any, dict[str, str]]:
         account = self._account(request)
@@ -201,69 +305,129 @@ class StrictMessagesApi:
             raise Refused(401, "authentication_error", "invalid x-api-key")
         return self.keys[key]
 
-    def _limits(self) -> dict[str, int]:
-        return {kind: limit for kind, limit in (("requests", self.rpm),
-                                                 ("input-tokens", self.itpm),
-                                                 ("output-tokens", self.otpm))
+    # ------------------------------------------------------------------ rate limits
+
+    def limits_of(self, model: str) -> dict[str, int]:
+        """The limits a model's class has now, by bucket kind (none: unlimited)."""
+        return self._limits(self.models[model])
+
+    def _limits(self, rule: ModelRule) -> dict[str, int]:
+        """limits.py PER CLASS: the class's entry in `limits`, else rpm/itpm/otpm."""
+        chosen = resolve(self.limits, rule.limits_class) if self.limits else None
+        values = chosen if chosen is not None else (self.rpm, self.itpm, self.otpm)
+        return {kind: int(limit) for kind, limit in zip(KINDS, values, strict=True)
                 if limit is not None}
 
-    def _bucket(self, account: str, model: str, kind: str, limit: int) -> list[float]:
-        """RATE_LIMITS: "your capacity is continuously replenished up to your maximum
-        limit, rather than being reset at fixed intervals" (a token bucket per model)."""
+    def _bucket(self, account: str, rate_class: str, kind: str, limit: int) -> TokenBucket:
+        """limits.py TOKEN BUCKET, one per account ("set at the organization level"),
+        class and kind, brought to now."""
         now = self.clock()
-        bucket = self._buckets.setdefault((account, model, kind),
-                                          [float(limit) if self.full else 0.0, now])
-        bucket[0] = min(float(limit), bucket[0] + (now - bucket[1]) * limit / 60.0)
-        bucket[1] = now
+        bucket = self._buckets.get((account, rate_class, kind))
+        if bucket is None:
+            bucket = self._buckets[(account, rate_class, kind)] = TokenBucket(
+                limit, float(limit) if self.full else 0.0, now)
+        bucket.advance(now)
+        if bucket.limit != limit:  # the limit was changed (api.rpm = ...)
+            bucket.limit, bucket.level = float(limit), min(bucket.level, float(limit))
         return bucket
 
-    def _admit(self, account: str, model: str, costs: Mapping[str, float]) -> dict[str, str]:
-        """RATE_LIMITS: a request over any limit is refused with 429 rate_limit_error and
-        retry-after (seconds; "earlier retries will fail"); every answer carries the
-        anthropic-ratelimit-{requests,input-tokens,output-tokens}-{limit,remaining,reset}
-        headers (token counts "rounded to the nearest thousand", reset "when the rate
-        limit will be fully replenished", RFC 3339). Output tokens are counted from
-        max_tokens as the request starts and adjusted when it ends (`_settle`); input
-        tokens are uncached ones (input + cache writes: cache reads are free)."""
-        limits = self._limits()
+    def _admit(self, account: str, rule: ModelRule, input_cost: int,
+               max_tokens: int) -> dict[str, str]:
+        """Take the request's cost from each bucket of its class, or refuse it with 429
+        rate_limit_error and retry-after (limits.py 429, NEVER FITS); the headers either
+        way (limits.py HEADERS). Costs: one request; input tokens counted for ITPM
+        (limits.py ITPM); output tokens nothing as the request starts, but the bucket
+        must hold one (limits.py OTPM), or max_tokens with `reserve_max_tokens`."""
+        limits = self._limits(rule)
         if not limits:
             return {}
-        buckets = {kind: self._bucket(account, model, kind, limit)
+        now, rate_class = self.clock(), rule.limits_class
+        buckets = {kind: self._bucket(account, rate_class, kind, limit)
                    for kind, limit in limits.items()}
-        short = {kind: (min(costs[kind], limits[kind]) - buckets[kind][0]) * 60.0 / limits[kind]
-                 for kind in limits if buckets[kind][0] < min(costs[kind], limits[kind])}
+        out_cost = float(max_tokens) if self.reserve_max_tokens else 1.0
+        need = {"requests": 1.0, "input-tokens": float(input_cost), "output-tokens": out_cost}
+        waits = {kind: buckets[kind].wait_for(need[kind], now) for kind in limits}
+        short = {kind: wait for kind, wait in waits.items() if wait > 0}
         if not short:
-            for kind in limits:
-                buckets[kind][0] -= min(costs[kind], limits[kind])
-        headers = self._headers(limits, buckets)
-        if short:
-            worst = max(short, key=lambda k: short[k])
-            refusal = Refused(429, "rate_limit_error", f"This request would exceed your "
-                              f"organization's rate limit of {limits[worst]:,} "
-                              f"{worst.replace('-', ' ')} per minute")
-            refusal.headers = {  # type: ignore[attr-defined]
-                **headers, "retry-after": str(max(1, math.ceil(short[worst])))}
-            raise refusal
-        return headers
+            take = {**need, "output-tokens": out_cost if self.reserve_max_tokens else 0.0}
+            for kind, bucket in buckets.items():
+                bucket.take(take[kind])
+            return self._headers(limits, buckets, now)
+        never = [kind for kind in short if math.isinf(short[kind])]
+        worst = never[0] if never else max(short, key=lambda k: short[k])
+        # "how long to wait": until every bucket short holds its cost; NEVER FITS: until
+        # the bucket named is next full (and the retry fails again).
+        wait = buckets[worst].full_in(now) if never else max(short.values())
+        retry_after = max(1, math.ceil(wait - 1e-9))
+        self.limited.append(Limited(now, rule.id, rate_class, worst, need[worst],
+                                    limits[worst], bool(never), retry_after))
+        refusal = Refused(429, "rate_limit_error",
+                          message(limits[worst], worst, account, rule.id))
+        refusal.headers = {  # type: ignore[attr-defined]
+            **self._headers(limits, buckets, now), "retry-after": str(retry_after)}
+        raise refusal
 
-    def _headers(self, limits: Mapping[str, int],
-                 buckets: Mapping[str, list[float]]) -> dict[str, str]:
-        wall = datetime.datetime.now(datetime.UTC)
-        headers = {}
+    def _headers(self, limits: Mapping[str, int], buckets: Mapping[str, TokenBucket],
+                 now: float) -> dict[str, str]:
+        """limits.py HEADERS: -limit, -remaining (tokens "rounded to the nearest
+        thousand"), -reset ("fully replenished", RFC 3339) for each limited kind, and
+        tokens-* for input and output together."""
+        wall = self._wall()
+
+        def reset(seconds: float) -> str:
+            when = wall + datetime.timedelta(seconds=seconds)
+            if when.microsecond:  # full only at the end of that second
+                when = when.replace(microsecond=0) + datetime.timedelta(seconds=1)
+            return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+        headers: dict[str, str] = {}
+        left = {kind: max(0.0, bucket.level) for kind, bucket in buckets.items()}
+        full = {kind: bucket.full_in(now) for kind, bucket in buckets.items()}
         for kind, limit in limits.items():
-            level = max(0.0, buckets[kind][0])
-            left = int(level) if kind == "requests" else int(round(level, -3))
-            full = wall + datetime.timedelta(seconds=(limit - level) * 60.0 / limit)
+            shown = int(left[kind]) if kind == "requests" else _thousands(left[kind])
             headers[f"anthropic-ratelimit-{kind}-limit"] = str(limit)
-            headers[f"anthropic-ratelimit-{kind}-remaining"] = str(max(0, left))
-            headers[f"anthropic-ratelimit-{kind}-reset"] = full.strftime("%Y-%m-%dT%H:%M:%SZ")
+            headers[f"anthropic-ratelimit-{kind}-remaining"] = str(shown)
+            headers[f"anthropic-ratelimit-{kind}-reset"] = reset(full[kind])
+        tokens = [kind for kind in ("input-tokens", "output-tokens") if kind in limits]
+        if tokens:
+            headers["anthropic-ratelimit-tokens-limit"] = str(sum(limits[k] for k in tokens))
+            headers["anthropic-ratelimit-tokens-remaining"] = str(
+                _thousands(sum(left[k] for k in tokens)))
+            headers["anthropic-ratelimit-tokens-reset"] = reset(max(full[k] for k in tokens))
         return headers
 
-    def _settle(self, account: str, model: str, reserved: int, used: int) -> None:
-        """Output tokens reserved as max_tokens and not written go back into the bucket."""
-        if self.otpm is not None:
-            bucket = self._bucket(account, model, "output-tokens", self.otpm)
-            bucket[0] = min(float(self.otpm), bucket[0] + max(0, reserved - used))
+    def _spend_output(self, account: str, rule: ModelRule, start: float, due: float,
+                      used: int, max_tokens: int) -> None:
+        """limits.py OTPM: the reply's output tokens leave the bucket as they are written,
+        evenly from `start` to `due`; with `reserve_max_tokens`, max_tokens was taken as
+        the request started and what was not written comes back at `due`."""
+        limit = self._limits(rule).get("output-tokens")
+        if limit is None:
+            return
+        bucket = self._bucket(account, rule.limits_class, "output-tokens", limit)
+        if self.reserve_max_tokens:
+            bucket.flow(due, due, -float(max(0, max_tokens - used)))
+        else:
+            bucket.flow(start, due, float(used))
+
+    def figures(self) -> dict[str, ClassFigures]:
+        """Per model class: served, 429s by bucket (and "never fits" apart), replies cut
+        by max_tokens, tokens counted (limits.py ClassFigures)."""
+        out: dict[str, ClassFigures] = {}
+        for served in self.served:
+            rule = self.models.get(served.model)
+            mine = out.setdefault(served.rate_class, ClassFigures())
+            mine.served += 1
+            mine.cut += served.stop_reason == "max_tokens"
+            usage = served.usage
+            mine.input_counted += counted(usage, rule)
+            mine.cache_read += int(usage.get("cache_read_input_tokens") or 0)
+            mine.output += int(usage.get("output_tokens") or 0)
+            mine.max_tokens += int(served.body.get("max_tokens") or 0)
+        for limited in self.limited:
+            mine = out.setdefault(limited.rate_class, ClassFigures())
+            (mine.never_fits if limited.never_fits else mine.limited)[limited.kind] += 1
+        return out
 
     # ------------------------------------------------------------------ models
 
@@ -349,12 +513,10 @@ class StrictMessagesApi:
             raise bad(f"prompt is too long: {total} tokens > {rule.context} maximum")
         kept_cache = dict(self.cache.entries)
         usage = self.cache.usage(f"{rule.id}|{account}", prompt, rule.min_cache)
+        started = self.clock()
         try:
-            headers.update(self._admit(account, rule.id, {
-                "requests": 1.0,
-                "input-tokens": float(usage["input_tokens"]
-                                      + usage["cache_creation_input_tokens"]),
-                "output-tokens": float(body["max_tokens"])}))
+            headers.update(self._admit(account, rule, counted(usage, rule),
+                                       body["max_tokens"]))
         except Refused:  # a refused request leaves the cache as it was
             self.cache.entries = kept_cache
             raise
@@ -362,7 +524,8 @@ class StrictMessagesApi:
         self._prefixes = prefixes  # for _reply (whose signature subclasses override)
         reply = self._reply(request, shape, self.behaviour(request))
         out = reply.pop("_spent")
-        self._settle(account, rule.id, body["max_tokens"], out[0])
+        self._due = started + self.latency
+        self._spend_output(account, rule, started, self._due, out[0], body["max_tokens"])
         reply["usage"] = {
             "input_tokens": usage["input_tokens"],
             "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
@@ -372,7 +535,7 @@ class StrictMessagesApi:
             "output_tokens": out[0], "output_tokens_details": {"thinking_tokens": out[1]},
             "service_tier": "standard"}
         self.served.append(Served(rule.id, body, reply["usage"], reply["stop_reason"], account,
-                                  reply, tuple(dropped)))
+                                  reply, tuple(dropped), rule.limits_class, started))
         return reply
 
     def _reply(self, request: Request, shape: Any, plan: Plan) -> dict[str, Any]:
@@ -435,6 +598,27 @@ class StrictMessagesApi:
     def _id(self, kind: str) -> str:
         self._count += 1
         return f"{kind}_01" + hashlib.sha256(f"{kind}{self._count}".encode()).hexdigest()[:22]
+
+
+def _thousands(tokens: float) -> int:
+    """limits.py HEADERS: "rounded to the nearest thousand" (halves up)."""
+    return int(math.floor(tokens / 1000.0 + 0.5)) * 1000
+
+
+def _checked(limits: Mapping[str, Limits], models: Mapping[str, ModelRule]
+             ) -> dict[str, Limits]:
+    """`limits` with every key naming a class of some model (or the start of one) and
+    every value (rpm, itpm, otpm), each above 0 or None."""
+    classes = sorted({m.limits_class for m in models.values()})
+    for key, value in limits.items():
+        if not any(c == key or c.startswith(f"{key}-") for c in classes):
+            raise ValueError(f"limits: {key!r} names no model class; classes: "
+                             f"{', '.join(classes)} (or the start of one, as 'sonnet')")
+        if len(value) != 3 or any(v is not None and (not isinstance(v, int) or v <= 0)
+                                  for v in value):
+            raise ValueError(f"limits[{key!r}]: (requests, input tokens, output tokens) a "
+                             f"minute, each a whole number above 0 or None, not {value!r}")
+    return dict(limits)
 
 
 _WORDS = ("the", "path", "north", "looks", "clear", "wood", "would", "help", "later", "maybe",
