@@ -19,8 +19,8 @@ when the next request may go:
   the headers as answers come and refilled at the advertised rate between them. A
   request goes when each bucket holds its cost: one request; the uncached input
   tokens it is likely to send (the API does not count cache reads, for most models);
-  and `max_tokens` of output, which the API reserves at the start and gives back at
-  the end. Until the first headers, a Claude model is paced to the lowest limits
+  and the output replies have been writing (the API counts output as it is written,
+  not by `max_tokens`). Until the first headers, a Claude model is paced to the lowest limits
   published for its class (`assume_lowest`, adapters/request_sizing.py); those
   requests are streamed, since a stream's headers come as it opens (`learning`,
   `opened`). Under a low limit requests are paced to it instead of refused. Headers
@@ -59,6 +59,9 @@ LONGEST_PAUSE = 60.0
 so a longer `retry-after` (or a reset far off, or a header gone wrong) is a limit that
 will not lift soon, and the world should not stand still for it (the refused request
 itself gives up: adapters/claude_calls.py)."""
+FIRST_OUTPUT_GUESS = 1_000.0
+"""Output tokens a request is planned at before any reply was seen (a turn's reply,
+thinking included, was 300-2,000 tokens in `python -m bench claude`)."""
 POLL = 0.25
 """Seconds between looks at `stopping` while a request waits for room."""
 
@@ -88,6 +91,8 @@ class Capacity:
         self._seq = 0
         self._totals = [0.0, 0.0, 0.0]
         self._input_guess = 0.0
+        self._output_guess = FIRST_OUTPUT_GUESS
+        self._output_seen = 0
         self._limited = False
         """Whether a 429 was met: the window then grows one answer at a time."""
         self.assumed = False
@@ -110,7 +115,10 @@ class Capacity:
         Raises CapacityClosed if `stopping()` turns true while it waits."""
         asked = self.clock()
         cost_in = self._input_guess if input_tokens is None else input_tokens
-        self._check_fits(cost_in, output_tokens)
+        self._check_fits(cost_in, 0.0)
+        # RATE_LIMITS: output tokens count as the model writes them, not by max_tokens:
+        # a request is planned at what replies have been writing.
+        output_tokens = min(output_tokens, self._output_guess) if output_tokens else 0.0
         if not self._queue and self._room(cost_in, output_tokens) == 0.0:
             return self._take(cost_in, output_tokens)
         loop = asyncio.get_running_loop()
@@ -237,9 +245,12 @@ class Capacity:
     # ------------------------------------------------------------------ answers
 
     def answered(self, ticket: Ticket, headers: Mapping[str, str] | None = None, *,
-                 input_used: float | None = None, output_used: float | None = None) -> None:
+                 input_used: float | None = None, output_used: float | None = None,
+                 after_reply: bool = True) -> None:
         """A request came back with an answer: read what the headers say of the limits,
-        give back output tokens reserved and not used, and learn."""
+        settle the output it was planned at against what it wrote, and learn.
+        `after_reply`: the headers were sent with the whole reply (so they count its
+        output); a stream's come as it opens, before any."""
         if not self._release(ticket):
             return
         now = self.clock()
@@ -250,13 +261,18 @@ class Capacity:
         told = self._read(ticket, headers or {}, now)
         if not told:
             self._drop_assumed()
-        if output_used is not None and "output-tokens" in self.buckets:
-            # The API reserved max_tokens as it took the request, and gives back the
-            # rest now (the headers were written before that).
-            bucket = self.buckets["output-tokens"]
-            bucket.refill(now)
-            bucket.level = min(bucket.limit, bucket.level + max(
-                0.0, ticket.output_tokens - output_used))
+        if output_used is not None:
+            self._output_guess = output_used if self._output_seen == 0 else (
+                0.8 * self._output_guess + 0.2 * output_used)
+            self._output_seen += 1
+            bucket = self.buckets.get("output-tokens")
+            counted = f"{HEADER}output-tokens-remaining" in (headers or {})
+            if bucket is not None and not (counted and after_reply):
+                # Headers that had not seen the reply, or none: what it wrote is
+                # taken now (over what it was planned at, when planned here).
+                bucket.refill(now)
+                bucket.level = min(bucket.limit, bucket.level - output_used + (
+                    0.0 if counted else ticket.output_tokens))
         if told:
             self._grow_with_limits()
         else:

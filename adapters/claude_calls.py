@@ -287,7 +287,8 @@ async def ask(
                     raise GaveUp("the turn's time with the API ran out")
             if ticket is None:
                 return await client.messages.create(timeout=timeout, **_plain(params))
-            if capacity.learning:  # type: ignore[union-attr]
+            streamed = capacity.learning  # type: ignore[union-attr]
+            if streamed:
                 message, headers = await _streamed(client, timeout, params, capacity, ticket)
             else:
                 message, headers = await _send(client, timeout, params)
@@ -296,7 +297,7 @@ async def ask(
                 ticket, headers,
                 input_used=float((usage.input_tokens or 0)
                                  + (usage.cache_creation_input_tokens or 0)),
-                output_used=float(usage.output_tokens or 0))
+                output_used=float(usage.output_tokens or 0), after_reply=not streamed)
             return message
         except anthropic.APIError as exc:
             status = status_of(exc)

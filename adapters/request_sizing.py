@@ -1,29 +1,26 @@
 """How big a request to a Claude model may be, given the limits its key has.
 
-The Messages API meters each model class (all Sonnet models together, all Haiku, all
-Opus) with three token buckets a minute: requests, input tokens and output tokens
-(https://platform.claude.com/docs/en/api/rate-limits). Two of its rules decide what
-Hearth may send:
+The Messages API meters each model class with three token buckets a minute, refilled
+continuously: requests, input tokens and output tokens
+(https://platform.claude.com/docs/en/api/rate-limits). What follows from its rules:
 
-- "OTPM rate limits are estimated based on max_tokens at the beginning of each
-  request, and the estimate is adjusted at the end of the request to reflect the
-  actual number of output tokens used." A request whose `max_tokens` exceeds the
-  whole output-token limit can never start: it is answered 429 however long it waits.
-- ITPM counts `input_tokens` and `cache_creation_input_tokens`, not cache reads: a
-  request that writes more to the cache than the input bucket holds (an agent's first
-  turn, or any turn after a compaction rewrote its history) can never start either.
-
-So `max_tokens` is chosen per request: the room the chosen effort's thinking needs
-(`ROOM_FOR_EFFORT`: a reply cut off by `max_tokens` is a failed turn, so the room is
-about twice the longest thinking seen at that effort), no more than the configured
-`claude.max_tokens`, and as much of the bucket beyond that as leaves room for
-`SHARE` requests of the model at once. A key whose output limit is below that room
-cannot serve one turn: the run stops and says which limit (`LimitTooLow`).
+- ITPM counts `input_tokens` and `cache_creation_input_tokens`, not cache reads, and
+  is "estimated at the beginning of each request". A request whose uncached input is
+  more than the whole bucket is refused however long it waits; an agent's first turn,
+  or any turn after compaction rewrote its history, writes its whole prompt to the
+  cache, so the history a request may carry is bounded by the bucket (`history_room`).
+- OTPM is "evaluated in real time as output tokens are produced ... max_tokens does not
+  factor into OTPM rate limit calculations". So `max_tokens` costs no room; it is
+  still kept within the output limit, so that no one reply may write more than a
+  minute's worth, with the room the chosen effort's thinking needs (`ROOM_FOR_EFFORT`:
+  a reply cut off by `max_tokens` is a failed turn) and as much more as leaves the
+  bucket to `SHARE` such replies. An output limit below that room serves no turn: the
+  run stops and says which limit (`LimitTooLow`), as it does for input no bucket holds.
 
 Until a key's first answer tells its limits, each class is assumed to have the
-lowest limits the docs publish (`LOWEST_TIER`, Tier 1), so the first requests fit
-any key on a published tier; a workspace an administrator set lower is told by its
-first answer's headers, refusal included.
+lowest limits the docs have published (`LOWEST_TIER`), so the first requests fit any
+such key; a workspace an administrator set lower is told by the first answer's
+headers, a refusal's included.
 """
 
 from __future__ import annotations
@@ -36,9 +33,12 @@ LOWEST_TIER: dict[str, tuple[int, int, int]] = {
     "sonnet": (50, 30_000, 8_000),
     "haiku": (50, 50_000, 10_000),
 }
-"""(requests, input tokens, output tokens) a minute per model class at Tier 1, the
-lowest the rate-limits page lists (Opus and Sonnet 50 / 30,000 / 8,000; Haiku
-50 / 50,000 / 10,000). Fable is not listed there at Tier 1: it is taken as Opus."""
+"""(requests, input tokens, output tokens) a minute per model family: the lowest the
+rate-limits page has published, its former Tier 1 (Opus and Sonnet 50 / 30,000 /
+8,000; Haiku 50 / 50,000 / 10,000). The page now lists a table row per class (Sonnet
+5.5 apart from Sonnet 5, say) and an evaluation tier whose limits it does not give;
+Fable was never listed that low and is taken as Opus. Only the assumption before the
+first answer rests on this table: the answers' headers replace it."""
 
 ROOM_FOR_EFFORT: dict[str | None, int] = {
     "low": 2_000, "medium": 4_000, "high": 8_000, "xhigh": 16_000, "max": 32_000,
@@ -74,8 +74,8 @@ class LimitTooLow(Exception):
 
 
 def model_class(model: str) -> str | None:
-    """The class whose limits a model shares (sonnet, haiku, opus, fable), or None for
-    an id that names none (a local endpoint's model)."""
+    """The family whose lowest limits a model is assumed to have (sonnet, haiku, opus,
+    fable), or None for an id that names none (a local endpoint's model)."""
     for line in LINES:
         if line in model:
             return line

@@ -99,23 +99,36 @@ async def test_requests_admitted_after_an_answered_one_are_counted_against_its_h
         room.failed(t)
 
 
-async def test_output_tokens_are_reserved_at_max_tokens_and_the_unused_given_back():
-    room = Capacity("m", start=10, ceiling=10)
+async def test_output_tokens_count_as_written_not_by_max_tokens():
+    """RATE_LIMITS: "OTPM rate limits are evaluated in real time as output tokens are
+    produced, counting only the actual tokens generated. The max_tokens parameter does
+    not factor into OTPM rate limit calculations." A request is planned at what replies
+    have been writing; headers sent with a whole reply have counted it already."""
+    room = Capacity("m", start=64, ceiling=64)
     ticket = await room.admit(output_tokens=16_000)
-    room.answered(ticket, told(output=(40_000, 24_000)), output_used=1_000)
-    # The API had 24,000 left after reserving 16,000; 15,000 of those come back.
+    assert ticket.output_tokens < 16_000  # planned at a guess, not at max_tokens
+    room.answered(ticket, told(output=(40_000, 39_000)), output_used=1_000)
     assert room.buckets["output-tokens"].level == pytest.approx(39_000, abs=50)
     started = time.monotonic()
-    reserved = [await room.admit(output_tokens=16_000) for _ in range(2)]
-    assert time.monotonic() - started < 0.1  # 32,000 of 39,000: both go at once
-    third = asyncio.ensure_future(room.admit(output_tokens=16_000))
-    await asyncio.sleep(0.1)
-    assert not third.done()  # 7,000 left: it waits for the bucket to refill
-    third.cancel()
-    for t in reserved:
+    planned = [await room.admit(output_tokens=16_000) for _ in range(30)]
+    assert time.monotonic() - started < 0.1  # 30 replies of ~1,000 fit 39,000 at once
+    assert all(t.output_tokens == pytest.approx(1_000) for t in planned)
+    # A stream's headers come before its reply: what it wrote is taken as it ends.
+    room.answered(planned[0], told(output=(40_000, 9_000)), output_used=2_000,
+                  after_reply=False)
+    assert room.buckets["output-tokens"].level == pytest.approx(
+        9_000 - 29 * 1_000 - 2_000, abs=60)  # the 29 still out are counted too
+    # With no headers at all, the copy settles its own plan against the reply.
+    bare = Capacity("m", start=10, ceiling=10)
+    bare.buckets["output-tokens"] = type(room.buckets["output-tokens"])(
+        40_000, 40_000, time.monotonic())
+    one = await bare.admit(output_tokens=16_000)
+    bare.answered(one, {"anthropic-ratelimit-output-tokens-limit": "40000",
+                        "anthropic-ratelimit-output-tokens-remaining": "40000"},
+                  output_used=3_000, after_reply=False)
+    assert bare.buckets["output-tokens"].level == pytest.approx(37_000, abs=50)
+    for t in planned[1:]:
         room.failed(t)
-    await asyncio.sleep(0)
-    assert room.in_flight == 0
 
 
 async def test_a_429_pauses_everyone_until_the_retry_after_and_halves_the_window():

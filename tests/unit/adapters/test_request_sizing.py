@@ -1,11 +1,12 @@
 """Requests sized to the key's limits (adapters/request_sizing.py, the capacity's part).
 
 The rules come from https://platform.claude.com/docs/en/api/rate-limits: limits per
-model class, token buckets a minute; "OTPM rate limits are estimated based on
-max_tokens at the beginning of each request" (so a max_tokens above the whole output
-limit can never start); ITPM counts input_tokens and cache_creation_input_tokens, not
-cache reads; Tier 1, the lowest tier listed, is 50 RPM / 30,000 ITPM / 8,000 OTPM for
-Sonnet and Opus and 50 / 50,000 / 10,000 for Haiku.
+model class, token buckets a minute; ITPM counts input_tokens and
+cache_creation_input_tokens, not cache reads, estimated as a request begins (so input
+above the whole limit can never start); "OTPM rate limits are evaluated in real time
+as output tokens are produced" (max_tokens costs no room, but Hearth keeps it within
+the limit). The lowest limits the page has published (its former Tier 1) are 50 RPM /
+30,000 ITPM / 8,000 OTPM for Sonnet and Opus and 50 / 50,000 / 10,000 for Haiku.
 """
 
 from __future__ import annotations
@@ -78,12 +79,12 @@ async def test_until_told_a_claude_model_is_paced_to_the_lowest_tier():
     rooms = Capacities(start=32, ceiling=1000, assume=lowest_tier)
     room = rooms.of("https://api.anthropic.com", "claude-sonnet-5-5")
     assert room.assumed and room.learning  # streamed, so the headers come at once
-    assert room.limit("output-tokens") == 8_000
-    first = await room.admit(output_tokens=4_000, input_tokens=6_000)
-    second = await room.admit(output_tokens=4_000, input_tokens=6_000)
-    third = asyncio.ensure_future(room.admit(output_tokens=4_000, input_tokens=6_000))
+    assert room.limit("output-tokens") == 8_000 and room.limit("input-tokens") == 30_000
+    first = await room.admit(output_tokens=4_000, input_tokens=12_000)
+    second = await room.admit(output_tokens=4_000, input_tokens=12_000)
+    third = asyncio.ensure_future(room.admit(output_tokens=4_000, input_tokens=12_000))
     await asyncio.sleep(0.05)
-    assert not third.done()  # the assumed 8,000 output tokens are reserved
+    assert not third.done()  # 24,000 of the assumed 30,000 input tokens are taken
     # The endpoint says its limits: they replace the assumption (and are kept).
     room.opened(first, told(requests=(4000, 3999), output=(400_000, 392_000),
                             inputs=(2_000_000, 1_988_000)))
@@ -105,11 +106,14 @@ async def test_an_endpoint_that_says_no_limits_drops_the_assumption():
 
 
 async def test_a_request_no_bucket_can_hold_is_refused_at_once_once_limits_are_told():
+    """Uncached input above the whole input limit is answered 429 however long it waits
+    (users report the same refusal on every retry of a 56,919-token prompt against
+    30,000 ITPM): with the limit told, it is a setting to change, said at once."""
     room = Capacity("claude-sonnet-5-5 at x", model="claude-sonnet-5-5", start=4, ceiling=64)
-    ticket = await room.admit(output_tokens=1_000)
-    room.answered(ticket, told(output=(8_000, 7_000)), output_used=100)
-    with pytest.raises(LimitTooLow, match="output tokens limit is 8,000"):
-        await room.admit(output_tokens=16_000)
+    ticket = await room.admit(output_tokens=1_000, input_tokens=1_000)
+    room.answered(ticket, told(inputs=(30_000, 29_000)), output_used=100)
+    with pytest.raises(LimitTooLow, match="input tokens limit is 30,000 a minute"):
+        await room.admit(output_tokens=16_000, input_tokens=31_000)
     assert room.in_flight == 0
 
 
