@@ -16,6 +16,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -270,3 +271,36 @@ def test_a_proxy_the_client_cannot_use_is_one_line(tmp_path: Path, proxy: str,
     assert len(lines) == 1 and lines[0].startswith(
         "hearth: the proxy the environment names cannot be used ("), lines
     assert not (tmp_path / "data" / "world.db").exists()
+
+
+@pytest.mark.parametrize(("limits", "said"), [
+    # Input: an agent's first request writes its tools, system prompt and perception to
+    # the cache, some 8,000 tokens; a 3,000 ITPM bucket never holds it.
+    ({"sonnet": (50, 3_000, 8_000), "haiku": (50, 50_000, 10_000)},
+     "claude-sonnet-5-5's input tokens limit is 3,000 a minute, below the"),
+    # Output: a reply at effort medium needs room for 4,000 tokens of thinking and words.
+    ({"sonnet": (50, 30_000, 1_000), "haiku": (50, 50_000, 10_000)},
+     "claude-sonnet-5-5's output-token limit is 1,000 a minute, below the 4,000"),
+])
+def test_a_limit_below_one_request_stops_the_run_in_one_line(
+        tmp_path: Path, limits: dict, said: str) -> None:
+    """Issue 39: a key whose limit no wait can meet is named in one line, exit 1, within
+    10 s, instead of a run that retries for ever (the stand-in refuses input above the
+    whole ITPM limit however long one waits, as users report the API does)."""
+    standin = StrictMessagesApi(limits=limits)
+    with standin.serve() as url:
+        made = _hearth(tmp_path, "--init", "--seed", "5", "--size", "48x40")
+        assert made.returncode == 0, made.stderr
+        started = time.monotonic()
+        run = _hearth(tmp_path, "--run", "5", "--mind", "claude",
+                      ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=url)
+        took = time.monotonic() - started
+    out = run.stdout + run.stderr
+    assert run.returncode == 1, out
+    assert took < 10.0, took
+    assert "Traceback" not in out
+    stopped = [line for line in out.splitlines() if line.startswith("Stopped at tick")]
+    assert len(stopped) == 1 and said in stopped[0], out  # after the turns in flight
+    assert "Claude Console, Limits" in stopped[0]
+    asked = [r for r in [*standin.served, *standin.limited] if r.model == "claude-sonnet-5-5"]
+    assert len(asked) <= 4  # each Sonnet agent asked once or twice, then nobody did
