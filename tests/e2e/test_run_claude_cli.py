@@ -304,3 +304,17 @@ def test_a_limit_below_one_request_stops_the_run_in_one_line(
     assert "Claude Console, Limits" in stopped[0]
     asked = [r for r in [*standin.served, *standin.limited] if r.model == "claude-sonnet-5-5"]
     assert len(asked) <= 4  # each Sonnet agent asked once or twice, then nobody did
+
+
+def test_a_first_run_on_the_shipped_settings_stops_at_its_budget(tmp_path: Path) -> None:
+    """Issue 39: budgets ship on (settings.yaml: $2.00 a run), so a first run with a key
+    and no settings of its own ends, however many ticks it asked for, in one line."""
+    standin = StrictMessagesApi()
+    with standin.serve() as url:
+        run = _hearth(tmp_path, "--run", "1000", "--quiet", "--mind", "claude",
+                      ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=url)
+    out = run.stdout + run.stderr
+    assert run.returncode == 3, out
+    stopped = [line for line in out.splitlines() if line.startswith("Stopped at tick")]
+    assert len(stopped) == 1 and "the per-run budget of $2.00 is reached" in stopped[0], out
+    assert "Traceback" not in out
