@@ -60,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"benches to run (default: all): {', '.join(BENCHES)}")
     parser.add_argument("--list", action="store_true", help="list the benches and exit")
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.names != ["limits"]:  # only bench limits takes options of its own
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.list:
         print("\n".join(BENCHES))
         return 0
@@ -71,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.names or list(BENCHES):
         print(f"== {name}", flush=True)
         module = importlib.import_module(BENCHES[name])
-        for figure in module.run():
+        for figure in module.run(extra) if extra else module.run():
             print(f"   {figure.name}: {figure.value}"
                   + (f"   (target {figure.target})" if figure.target else ""), flush=True)
             rows.append((name, figure))

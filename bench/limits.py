@@ -4,7 +4,7 @@ the limits allow, and what it loses on the way.
     python -m bench limits                     (minutes: the limits take their time)
     python -m bench.limits [--scale 10] [--no-limits] [--ticks N] [--seed N]
                            [--legacy-otpm] [--timeout SECONDS]
-    BENCH_LIMITS="--scale 10" python -m bench limits
+    python -m bench limits --scale 10          (or BENCH_LIMITS="--scale 10")
 
 A fresh default world (`hearth --init`: the shipped config/agents.yaml and settings,
 `--seed` for a world that is the same from run to run) lives `hearth --run N` (24
