@@ -66,6 +66,8 @@ estimates, and a request that would fill the whole bucket waits for all of it.""
 KINDS = ("requests", "input-tokens", "output-tokens")
 WORDS = {"requests": "requests", "input-tokens": "input tokens",
          "output-tokens": "output tokens"}
+LIMIT_WORDS = {"requests": "request limit", "input-tokens": "input-token limit",
+               "output-tokens": "output-token limit"}
 
 
 class LimitTooLow(Exception):
@@ -121,7 +123,7 @@ def over_limit(model: str, kind: str, limit: float, cost: float) -> str:
         change = "lower `claude.max_tokens` or `claude.effort`, or raise the key's limit"
     else:
         change = "raise the key's limit"
-    return (f"{model}'s {WORDS.get(kind, kind)} limit is {limit:,.0f} a minute, below the "
+    return (f"{model}'s {LIMIT_WORDS.get(kind, kind)} is {limit:,.0f} a minute, below the "
             f"{cost:,.0f} one request needs: {change} (Claude Console, Limits)")
 
 

@@ -277,7 +277,7 @@ def test_a_proxy_the_client_cannot_use_is_one_line(tmp_path: Path, proxy: str,
     # Input: an agent's first request writes its tools, system prompt and perception to
     # the cache, some 8,000 tokens; a 3,000 ITPM bucket never holds it.
     ({"sonnet": (50, 3_000, 8_000), "haiku": (50, 50_000, 10_000)},
-     "claude-sonnet-5-5's input tokens limit is 3,000 a minute, below the"),
+     "claude-sonnet-5-5's input-token limit is 3,000 a minute, below the"),
     # Output: a reply at effort medium needs room for 4,000 tokens of thinking and words.
     ({"sonnet": (50, 30_000, 1_000), "haiku": (50, 50_000, 10_000)},
      "claude-sonnet-5-5's output-token limit is 1,000 a minute, below the 4,000"),

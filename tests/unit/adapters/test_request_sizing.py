@@ -69,7 +69,7 @@ def test_an_output_limit_below_one_reply_is_a_setting_to_change():
 
 def test_a_cold_request_must_fit_the_input_limit():
     line = over_limit("claude-sonnet-5-5", "input-tokens", 30_000, 31_000)
-    assert "input tokens limit is 30,000 a minute, below the 31,000" in line
+    assert "input-token limit is 30,000 a minute, below the 31,000" in line
     # 80% of 30,000 tokens at 3 characters a token, less the tools and system prompt.
     assert history_room(30_000, 20_000) == 52_000
     assert history_room(None, 20_000) is None
@@ -112,7 +112,7 @@ async def test_a_request_no_bucket_can_hold_is_refused_at_once_once_limits_are_t
     room = Capacity("claude-sonnet-5-5 at x", model="claude-sonnet-5-5", start=4, ceiling=64)
     ticket = await room.admit(output_tokens=1_000, input_tokens=1_000)
     room.answered(ticket, told(inputs=(30_000, 29_000)), output_used=100)
-    with pytest.raises(LimitTooLow, match="input tokens limit is 30,000 a minute"):
+    with pytest.raises(LimitTooLow, match="input-token limit is 30,000 a minute"):
         await room.admit(output_tokens=16_000, input_tokens=31_000)
     assert room.in_flight == 0
 
