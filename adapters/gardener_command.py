@@ -15,6 +15,7 @@ import os
 import sys
 
 from adapters.capacity import Capacity
+from adapters.request_sizing import lowest_tier
 from config import HearthConfig, RuntimeEnv
 from services.command_errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, CliError
 from storage import StorageError
@@ -139,4 +140,13 @@ async def _gardener_model(config: HearthConfig, env: RuntimeEnv, size: tuple[int
                           options=lineup.options_for(settings.model, settings.effort,
                                                      settings.max_tokens),
                           policy=CallPolicy(1, settings.timeout_seconds, 10.0),
-                          capacity=Capacity(settings.model, start=1, ceiling=1))
+                          capacity=_room(settings.model))
+
+
+def _room(model: str) -> Capacity:
+    """The Gardener's one request at a time, paced to the lowest limits published for
+    its model until an answer says the key's (adapters/request_sizing.py)."""
+    room = Capacity(model, model=model, start=1, ceiling=1)
+    if (lowest := lowest_tier(model)) is not None:
+        room.assume_lowest(lowest)
+    return room

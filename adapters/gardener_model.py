@@ -19,6 +19,7 @@ from typing import Any
 
 from adapters.capacity import Capacity
 from adapters.claude_calls import CallPolicy, GaveUp, ask, describe
+from adapters.claude_mind.request_plan import RequestPlan
 from core.gardener import Caps, HealthFigures, Triage
 from core.spend import Price, Usage, cost
 from core.types import Position
@@ -134,9 +135,11 @@ class ClaudeGardener:
         if self.budget is not None and self.spent >= self.budget:
             raise DeciderUnavailable(f"its budget of ${self.budget:.2f} for this run is spent")
         try:
+            options = {"max_tokens": self.max_tokens, **self.options}
             reply = await ask(
                 self.client, self.policy, None, capacity=self.capacity,
-                **{"max_tokens": self.max_tokens, **self.options},
+                resize=lambda: RequestPlan.sized(self.capacity, self.model, options),
+                **options,
                 model=self.model, system=self.system(),
                 messages=[{"role": "user",
                            "content": _prompt(triage, figures, landmarks, memory,
