@@ -22,9 +22,7 @@ Everything runs in memory: walking, gathering and speaking take microseconds
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -76,6 +74,7 @@ from services.agent_service import AgentRuleError, AgentService
 from services.conversation_service import ConversationError, ConversationService
 from services.crafting import CraftingService
 from services.gathering import Gathering
+from services.ids import IdSource
 from services.tool_input import ToolInputError, parse_action
 from services.world_cells import WorldRuleError
 from services.world_service import WorldService
@@ -195,41 +194,6 @@ def _overlong_name(action: Action) -> str | None:
 
 _NO_NAMES: tuple[tuple[str, ...], bool] = ((), False)
 """What `_named` says of an action with no name arguments, which needs no check."""
-
-
-class IdSource:
-    """Fresh ids for objects, items and structures: seeded, so runs can be replayed."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
-        """Used until the first `reseed` (worlds being set up, tests)."""
-        self._parts: tuple[object, ...] | None = None
-        self._key = b""
-        self._count = 0
-
-    def reseed(self, *parts: object) -> None:
-        """Start a fresh, reproducible sequence for one turn or phase.
-
-        The engine reseeds from (world seed, tick, agent) before each turn, so an id
-        depends only on where it was made, never on how many were made before: a
-        run resumed after a crash mints exactly the ids the uninterrupted run did.
-        This is called for every turn and most turns mint nothing, so the parts are
-        only joined when the first id is asked for.
-        """
-        self._parts = parts
-        self._count = 0
-
-    def __call__(self, prefix: str) -> str:
-        parts = self._parts
-        if parts is None:
-            return f"{prefix}-{self._rng.getrandbits(48):012x}"
-        if self._count == 0:
-            self._key = ":".join(str(p) for p in parts).encode()
-        self._count += 1
-        # A keyed hash of (parts, n): 48 bits as before, without seeding a random.Random
-        # from a string (12 µs) for the first id of a turn.
-        digest = hashlib.blake2b(b"%s:%d" % (self._key, self._count), digest_size=6)
-        return f"{prefix}-{digest.hexdigest()}"
 
 
 class ActionEngine(

@@ -1,0 +1,83 @@
+"""Turns that run at once stay independent (issue 40): what a turn makes is named by the
+turn alone, whatever order the model's replies come back in.
+
+Claude minds through the real SDK and the Messages API stand-in, whose replies each
+take a random time (a seeded draw per run), so the turns of clusters far apart
+interleave differently in each run. Every agent walks and writes a sign each turn. Two
+runs of the same world must end identical, ids included: an id is (world seed, tick,
+agent, its order in the turn), never keyed to whichever turn began last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import sqlite3
+from pathlib import Path
+
+from adapters.claude_mind import ClaudeMind, ClaudeProfile
+from storage import Storage
+from tests.messages_standin import StrictMessagesApi
+from tests.standin.agent import DIRECTIONS, Plan, Request, thinking_length
+
+TICKS = 6
+
+
+def _signs_and_walks(request: Request) -> Plan:
+    """On a fresh perception: a step and a sign naming who wrote it and when in its
+    life; after the results, the turn ends."""
+    if request.tools and request.fresh:
+        system = request.body["system"]
+        who = system[0]["text"].split(".", 1)[0].removeprefix("You are ")
+        step = request.rng("dir").choice(DIRECTIONS)
+        said = f"{who} was here ({len(request.body['messages'])})"
+        return Plan(thinking_length(request, 0.1), "A step, and a sign.",
+                    [("walk", {"direction": step}), ("write_sign", {"text": said})])
+    return Plan(thinking_length(request, 0.1), "That will do.")
+
+
+async def _live(world: Path, agents_dir: Path, config, order_seed: int) -> list[tuple]:
+    draw = random.Random(order_seed)
+
+    async def some_time(_: float) -> None:  # the model's latency: a random order of replies
+        await asyncio.sleep(draw.uniform(0.0, 0.03))
+
+    api = StrictMessagesApi(behaviour=_signs_and_walks, latency=0.01, sleep=some_time)
+    async with Storage(world) as storage:
+        agents = await storage.agents.get_all_agents()
+    profiles = {a.name: ClaudeProfile("claude-sonnet-5-5", a.personality, "low")
+                for a in agents}
+    from engine.engine import HearthEngine
+
+    storage = Storage(world)
+    engine = HearthEngine(storage, config, mind=ClaudeMind(api.client(), profiles),
+                          agents_dir=agents_dir)
+    await engine.initialize()
+    try:
+        for _ in range(TICKS):
+            assert (await engine.tick_once()).completed
+    finally:
+        await engine.close()
+        await storage.close()
+    assert api.refused == []
+    db = sqlite3.connect(world / "world.db")
+    try:
+        return db.execute("SELECT id, object_type, x, y, created_by, created_tick, extras "
+                          "FROM objects ORDER BY x, y").fetchall()
+    finally:
+        db.close()
+
+
+async def test_ids_do_not_depend_on_the_order_replies_come_back_in(
+        small_world: Path, config, tmp_path: Path) -> None:
+    worlds = []
+    for run in (1, 2):
+        copy = tmp_path / f"run{run}"
+        shutil.copytree(small_world, copy)
+        worlds.append(await _live(copy, tmp_path / f"agents{run}", config, order_seed=run))
+    first, second = worlds
+    signs = [row for row in first if row[1] == "sign"]
+    assert len({row[4] for row in signs}) >= 3  # several agents wrote, their turns at once
+    assert len(signs) >= 3 * TICKS // 2
+    assert first == second
