@@ -12,9 +12,37 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from core.conversation import ConversationTurn, Invitation, InvitationStatus
+from core.conversation import (
+    Conversation,
+    ConversationTurn,
+    Invitation,
+    InvitationStatus,
+    Membership,
+)
 from core.events import DomainEvent
 from core.types import AgentName, ConversationId, Position
+
+
+@dataclass
+class ConversationChange:
+    """What one turn changed of one conversation, as that turn left it: the
+    conversation's own row when the turn began or ended it, and each membership the
+    turn changed. A conversation spans any distance, so turns far apart change it at
+    once; each writes only its own part, never the whole value another unfinished turn
+    has changed too."""
+
+    row: Conversation | None = None
+    members: dict[AgentName, Membership] = field(default_factory=dict)
+
+    def note(self, before: Conversation | None, after: Conversation) -> None:
+        if before is None or (before.privacy, before.created_by, before.started_tick,
+                              before.ended_tick) != (after.privacy, after.created_by,
+                                                     after.started_tick, after.ended_tick):
+            self.row = after
+        was = {} if before is None else {m.name: m for m in before.members}
+        for member in after.members:
+            if was.get(member.name) != member:
+                self.members[member.name] = member
 
 
 @dataclass
@@ -30,13 +58,17 @@ class ChangeSet:
     places_deleted: set[str] = field(default_factory=set)
     structures_saved: set[str] = field(default_factory=set)
     structures_deleted: set[str] = field(default_factory=set)
-    conversations: set[ConversationId] = field(default_factory=set)
+    conversations: dict[ConversationId, ConversationChange] = field(default_factory=dict)
     turns: list[ConversationTurn] = field(default_factory=list)
     invitations: list[Invitation] = field(default_factory=list)
     invitation_updates: list[tuple[Invitation, InvitationStatus]] = field(default_factory=list)
     events: list[DomainEvent] = field(default_factory=list)
     spent: set[Position] = field(default_factory=set)
     """Cells whose gathered-from record changed."""
+
+    def note_conversation(self, before: Conversation | None, after: Conversation) -> None:
+        """`after` replaced `before` (None: it is new): keep what this turn changed."""
+        self.conversations.setdefault(after.id, ConversationChange()).note(before, after)
 
     def save_object(self, object_id: str) -> None:
         self.objects_deleted.discard(object_id)

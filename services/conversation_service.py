@@ -587,8 +587,8 @@ class ConversationService:
         return cid
 
     def _store(self, conv: Conversation) -> None:
+        self.agents.changes.note_conversation(self._conversations.get(conv.id), conv)
         self._conversations[conv.id] = conv
-        self.agents.changes.conversations.add(conv.id)
 
     def _enter(self, conv: Conversation, name: AgentName, how: Admission) -> None:
         self._store(conv)

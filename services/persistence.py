@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.agent import Agent, Inventory
-from core.conversation import Conversation, ConversationTurn, Invitation, InvitationStatus
+from core.conversation import (
+    Conversation,
+    ConversationTurn,
+    Invitation,
+    InvitationStatus,
+    Membership,
+)
 from core.objects import WorldObject
 from core.places import NamedPlace
 from core.structures import Structure
@@ -43,6 +49,22 @@ class Captured(Protocol):
     gathering: Gathering
 
 
+@dataclass(frozen=True)
+class ConversationRows:
+    """One conversation's rows to write: its own (None: unchanged) and the memberships
+    that changed."""
+
+    row: Conversation | None
+    members: tuple[Membership, ...]
+
+    def then(self, later: ConversationRows) -> ConversationRows:
+        """These rows, then a later turn's: its words win."""
+        members = {m.name: m for m in self.members}
+        members.update((m.name, m) for m in later.members)
+        return ConversationRows(later.row or self.row,
+                                tuple(members[n] for n in sorted(members)))
+
+
 @dataclass
 class Capture:
     """Values to write, as they were when captured."""
@@ -56,7 +78,8 @@ class Capture:
     places: dict[str, NamedPlace] = field(default_factory=dict)
     structures_saved: dict[str, Structure] = field(default_factory=dict)
     structures_deleted: set[str] = field(default_factory=set)
-    conversations: dict[ConversationId, tuple[Conversation, int]] = field(default_factory=dict)
+    conversations: dict[ConversationId, ConversationRows] = field(default_factory=dict)
+    """What turns changed of each conversation: its row, the memberships they changed."""
     turns: list[ConversationTurn] = field(default_factory=list)
     invitations: list[Invitation] = field(default_factory=list)
     invitation_updates: list[tuple[Invitation, InvitationStatus]] = field(default_factory=list)
@@ -85,8 +108,9 @@ class Capture:
         if later.structures_deleted or later.structures_saved:
             _fold(self.structures_saved, self.structures_deleted,
                   later.structures_saved, later.structures_deleted)
-        if later.conversations:
-            self.conversations.update(later.conversations)
+        for cid, rows in later.conversations.items():
+            kept = self.conversations.get(cid)
+            self.conversations[cid] = rows if kept is None else kept.then(rows)
         if later.turns:
             self.turns += later.turns
         if later.invitations:
@@ -138,10 +162,11 @@ def capture(sim: Captured, changes: ChangeSet, spent: Iterable[Position] = ()) -
         for sid in changes.structures_saved:
             if sid in by_id:
                 out.structures_saved[sid] = by_id[sid]
-    for cid in changes.conversations:
-        conv = sim.conversations.get_conversation(cid)
-        if conv is not None:
-            out.conversations[cid] = (conv, world.tick)
+    for cid, change in changes.conversations.items():
+        # As this turn left it, not as the service holds it now: a turn far away may
+        # have changed the same conversation since, and its change is its own to write.
+        out.conversations[cid] = ConversationRows(
+            change.row, tuple(change.members[n] for n in sorted(change.members)))
     if changes.turns:
         out.turns = list(changes.turns)
     if changes.invitations:
@@ -192,8 +217,9 @@ async def write_capture(
     for sid in sorted(cap.structures_saved):
         await uow.world.save_structure(cap.structures_saved[sid])
     written += len(cap.structures_deleted) + len(cap.structures_saved)
-    await uow.conversations.save_conversations(
-        [cap.conversations[cid] for cid in sorted(cap.conversations)]
+    await uow.conversations.save_changes(
+        [(cid, cap.conversations[cid].row, cap.conversations[cid].members)
+         for cid in sorted(cap.conversations)]
     )
     written += len(cap.conversations)
     await uow.conversations.add_turns(cap.turns)

@@ -101,6 +101,40 @@ class ConversationRepository(Repository):
                     rows_now,
                 )
 
+    async def save_changes(
+        self, changes: Sequence[tuple[str, Conversation | None, Sequence[Membership]]]
+    ) -> None:
+        """What turns changed of conversations, each (id, its row or None when the row
+        did not change, the memberships that changed), in a few statements: only those
+        rows, so a turn never writes what another turn changed of the same conversation."""
+        rows = [(c.id, c.privacy.value, c.created_by, c.started_tick, c.ended_tick)
+                for _, c, _ in changes if c is not None]
+        members = [(cid, m.name, m.joined_tick, m.left_tick)
+                   for cid, _, changed in changes for m in changed]
+        if not rows and not members:
+            return
+        async with self.db.transaction():
+            if rows:
+                await self.db.executemany(
+                    """
+                    INSERT INTO conversations (id, privacy, created_by, started_tick,
+                                               ended_tick)
+                    VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET privacy = excluded.privacy,
+                        created_by = excluded.created_by,
+                        started_tick = excluded.started_tick, ended_tick = excluded.ended_tick
+                    """, rows)
+            if members:
+                await self.db.executemany(
+                    """
+                    INSERT INTO conversation_participants
+                        (conversation_id, agent_name, joined_tick, left_tick)
+                    VALUES (?, ?, ?, ?)
+                    ON CONFLICT (conversation_id, agent_name)
+                    DO UPDATE SET joined_tick = excluded.joined_tick,
+                        left_tick = excluded.left_tick
+                    """, members)
+
     async def get_conversation(self, conv_id: ConversationId | str) -> Conversation | None:
         row = await self.db.fetchone(
             "SELECT id, privacy, created_by, started_tick, ended_tick FROM conversations "

@@ -170,7 +170,7 @@ def test_accept_starts_a_conversation(svc: ConversationService) -> None:
     assert svc.active_conversations() == [conv]
     assert svc.participants(conv.id) == [ASH, BIRCH]
     changes = svc.agents.changes
-    assert changes.conversations == {conv.id}
+    assert set(changes.conversations) == {conv.id}
     # Created and accepted before a flush: the row goes in once, already accepted.
     assert changes.invitations == [accepted]
     assert changes.invitation_updates == []
@@ -288,7 +288,7 @@ def test_join_a_public_conversation_you_see(svc: ConversationService) -> None:
     joined = svc.join_conversation(CEDAR, ASH, 2)
     assert joined.id == conv.id and joined.participants == {ASH, BIRCH, CEDAR}
     assert svc.get_conversation_for_agent(CEDAR) == joined
-    assert svc.agents.changes.conversations == {conv.id}
+    assert set(svc.agents.changes.conversations) == {conv.id}
 
 
 def test_join_a_private_conversation_is_refused(svc: ConversationService) -> None:
@@ -338,7 +338,7 @@ def test_leaving_a_two_person_conversation_ends_it(svc: ConversationService) -> 
     assert svc.get_conversation_for_agent(BIRCH) is None
     assert svc.active_conversations() == []
     assert svc.get_conversation(conv.id) == after
-    assert svc.agents.changes.conversations == {conv.id}
+    assert set(svc.agents.changes.conversations) == {conv.id}
     refused(svc, "you are not in a conversation", svc.leave_conversation, BIRCH, 5)
     refused(svc, "you are not in a conversation", svc.add_turn, BIRCH, "hello?", 5)
     # Both are free to talk again, in a new conversation.
