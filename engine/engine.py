@@ -293,7 +293,8 @@ class HearthEngine:
             when = world.time_of_day(world.tick)
             return TickContext(world.tick, str(when), when.period, world.weather,
                                stopped=True)
-        self.collector.tick_started()
+        self.collector.tick_started(pause=self.all_answer_at_once(
+            self.sim.agents.names()))
         try:
             return await self._tick()
         finally:

@@ -19,8 +19,12 @@ So the engine takes charge:
 - Every `full_every` ticks everything is unfrozen, fully collected and frozen
   again, so the rare cycle that died since is reclaimed too.
 
-The collector is process-wide; between ticks (and in the observer's thread)
-it runs as Python normally would.
+The collector is process-wide (the observer's thread too), so it is paused only
+for ticks that wait on nothing: every mind answering at once (the offline mind, a
+replay), where the measurement above was made. A tick that waits on a model lasts
+seconds to minutes, the process's other threads go on meanwhile, and what it keeps
+alive includes live network objects; such a tick (`tick_started(pause=False)`)
+leaves the collector as Python runs it, and freezes nothing.
 """
 
 from __future__ import annotations
@@ -33,18 +37,23 @@ class TickCollector:
         self.full_every = full_every
         self._ticks = 0
         self._paused = False
+        self._pausing = False
 
     def settle(self) -> None:
         """After the world is loaded: collect, and freeze what is left."""
         gc.collect()
         gc.freeze()
 
-    def tick_started(self) -> None:
-        self._paused = gc.isenabled()
+    def tick_started(self, *, pause: bool = True) -> None:
+        """A tick begins; `pause`: it waits on nothing (see the module's docstring)."""
+        self._pausing = pause
+        self._paused = pause and gc.isenabled()
         if self._paused:
             gc.disable()
 
     def tick_ended(self) -> None:
+        if not self._pausing:
+            return
         self._ticks += 1
         if self.full_every and self._ticks % self.full_every == 0:
             gc.unfreeze()

@@ -77,3 +77,39 @@ def test_a_dead_cycle_is_reclaimed_at_the_next_full_collection() -> None:
         collector.tick_started()
         collector.tick_ended()
     assert ref() is None
+
+
+def test_a_tick_that_waits_on_a_model_leaves_the_collector_running() -> None:
+    """Issue 40: the collector is process-wide; a tick of model minds lasts minutes, so
+    it is neither paused nor made to freeze what the tick keeps alive."""
+    gc.enable()
+    collector = TickCollector(full_every=1)
+    collector.tick_started(pause=False)
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    kept = [_Node() for _ in range(100)]
+    collector.tick_ended()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    assert kept
+
+
+async def test_the_engine_pauses_only_for_minds_that_answer_at_once(
+        make_engine, scripted) -> None:
+    """A mind that answers at once (the offline one, a replay) has its ticks run with the
+    collector paused; one that waits (a model) has it running."""
+    seen: dict[bool, list[bool]] = {True: [], False: []}
+
+    for at_once in (True, False):
+        class Watching(scripted):
+            answers_at_once = at_once
+
+            def begin(self, start):  # noqa: ANN001, ANN202
+                seen[self.answers_at_once].append(gc.isenabled())
+                return super().begin(start)
+
+        gc.enable()
+        async with make_engine(Watching()) as engine:
+            assert (await engine.tick_once()).completed
+        assert gc.isenabled()
+    assert seen[True] and not any(seen[True])
+    assert seen[False] and all(seen[False])
