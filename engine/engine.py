@@ -343,8 +343,10 @@ class HearthEngine:
             if log.halt is not None:
                 self.halt(log.halt)
                 if not log.actions:  # nothing happened: the turn is given back next run
+                    self._forget_narration(name)
                     return None
             if log.not_begun:  # stopping before the mind sent anything: given back too
+                self._forget_narration(name)
                 return None
             sim.agents.set_last_active(name, tick)
             state_text = _state_text(mind, name)
@@ -367,6 +369,13 @@ class HearthEngine:
             name, tick, mind.kind, log.actions, log.ended, log.error,
             (time.perf_counter() - started) * 1000,
         )
+
+    def _forget_narration(self, name: AgentName) -> None:
+        """A turn given back takes its retellings' spend with it: the meter counted it,
+        and the turn taken again is retold (and recorded) afresh, so it must not be
+        booked on whatever turn of this agent comes next."""
+        if self._take_narration is not None:
+            self._take_narration(name)
 
     async def _turn(self, mind: Mind, name: AgentName, tick: int, reads_text: bool) -> TurnLog:
         sim = self.sim
