@@ -21,20 +21,31 @@ from storage import Storage
 from tests.messages_standin import StrictMessagesApi
 from tests.standin.agent import DIRECTIONS, Plan, Request, thinking_length
 
-TICKS = 6
+TICKS = 24
+FORK_AT = 10
 
 
 def _signs_and_walks(request: Request) -> Plan:
-    """On a fresh perception: a step and a sign naming who wrote it and when in its
-    life; after the results, the turn ends."""
+    """On a fresh perception: a step, what can be gathered there, and a sign naming who
+    wrote it and when in its life; after the results, the turn ends."""
     if request.tools and request.fresh:
         system = request.body["system"]
         who = system[0]["text"].split(".", 1)[0].removeprefix("You are ")
         step = request.rng("dir").choice(DIRECTIONS)
         said = f"{who} was here ({len(request.body['messages'])})"
         return Plan(thinking_length(request, 0.1), "A step, and a sign.",
-                    [("walk", {"direction": step}), ("write_sign", {"text": said})])
+                    [("walk", {"direction": step}), ("gather", {}),
+                     ("write_sign", {"text": said})])
     return Plan(thinking_length(request, 0.1), "That will do.")
+
+
+def _objects(world: Path) -> list[tuple]:
+    db = sqlite3.connect(world / "world.db")
+    try:
+        return db.execute("SELECT id, object_type, x, y, created_by, created_tick, extras "
+                          "FROM objects ORDER BY x, y").fetchall()
+    finally:
+        db.close()
 
 
 async def _live(world: Path, agents_dir: Path, config, order_seed: int) -> list[tuple]:
@@ -61,12 +72,7 @@ async def _live(world: Path, agents_dir: Path, config, order_seed: int) -> list[
         await engine.close()
         await storage.close()
     assert api.refused == []
-    db = sqlite3.connect(world / "world.db")
-    try:
-        return db.execute("SELECT id, object_type, x, y, created_by, created_tick, extras "
-                          "FROM objects ORDER BY x, y").fetchall()
-    finally:
-        db.close()
+    return _objects(world)
 
 
 async def test_ids_do_not_depend_on_the_order_replies_come_back_in(
@@ -81,3 +87,34 @@ async def test_ids_do_not_depend_on_the_order_replies_come_back_in(
     assert len({row[4] for row in signs}) >= 3  # several agents wrote, their turns at once
     assert len(signs) >= 3 * TICKS // 2
     assert first == second
+
+
+async def test_a_fork_replayed_to_the_end_is_its_parent_ids_and_all(
+        small_world: Path, config, tmp_path: Path) -> None:
+    """A fork walks the parent's stored turns one at a time; with ids keyed to whichever
+    turn began last, its ids were not the parent's (the walk is checked against them)."""
+    from adapters.memory_rebuild import MemoryLimits
+    from engine.engine import HearthEngine
+    from engine.fork import fork_world
+    from engine.replay import replay_parts
+
+    parent = await _live(small_world, tmp_path / "agents", config, order_seed=3)
+    await fork_world(small_world, config, FORK_AT, tmp_path / "fork")
+    data = tmp_path / "fork" / "data"
+    storage = Storage(data)
+    await storage.open()
+    names = [a.name for a in await storage.agents.get_all_agents()]
+    parts = await replay_parts(storage, data, names,
+                               limits=MemoryLimits.of(config.settings.claude))
+    engine = HearthEngine(storage, config, mind=next(iter(parts.minds.values())),
+                          agents_dir=tmp_path / "fork" / "agents", minds=dict(parts.minds),
+                          narrator=parts.narrator, scene_narrator=parts.narrator)
+    await engine.initialize()
+    try:
+        for _ in range(TICKS - FORK_AT):
+            assert (await engine.tick_once()).completed
+    finally:
+        await engine.close()
+        await storage.close()
+        await parts.close()
+    assert _objects(data) == parent
