@@ -3,7 +3,9 @@
 Agents close enough to affect each other this tick (within sight, plus a margin for
 two of them walking toward each other) form a cluster and act in turn, so each sees
 what the one before did; separate clusters cannot interact and may run in parallel.
-Closeness is transitive: if A is near B and B near C, all three share a cluster.
+Closeness is transitive: if A is near B and B near C, all three share a cluster. So
+do the members of one conversation (and an invitation's two), however far apart:
+what one says is heard by the others, so their turns too go one after another.
 
     scheduler = Scheduler(vision_radius=3)          # cluster radius 3 + 2 = 5
     scheduler.force_next(AgentName("Sage"))         # Sage goes first next time
@@ -17,7 +19,7 @@ first name among their members.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from core.constants import CLUSTER_BUFFER
 from core.types import AgentName, Position
@@ -49,8 +51,13 @@ class Scheduler:
         if name not in self._forced:
             self._forced.append(name)
 
-    def compute_clusters(self, positions: Mapping[AgentName, Position]) -> list[list[AgentName]]:
-        """The connected groups of agents within `cluster_radius` of one another.
+    def compute_clusters(self, positions: Mapping[AgentName, Position],
+                         together: Iterable[Iterable[AgentName]] = ()
+                         ) -> list[list[AgentName]]:
+        """The connected groups of agents within `cluster_radius` of one another, each
+        of `together` (a conversation's members, an invitation's two: ties that reach
+        any distance) kept in one group, so that what one of them does is seen by the
+        next in a set order, not in the order their models happen to answer.
 
         Positions are hashed into square cells of side cluster_radius + 1: everyone in
         one cell is within the radius of everyone else there, and a link can only
@@ -89,6 +96,14 @@ class Scheduler:
                     continue
                 a, b = find(key), find(near)
                 if a != b and _any_within(here, there, radius):
+                    parent[max(a, b)] = min(a, b)
+
+        for tie in together:
+            keys = [(positions[n].x // side, positions[n].y // side)
+                    for n in tie if n in positions]
+            for key in keys[1:]:
+                a, b = find(keys[0]), find(key)
+                if a != b:
                     parent[max(a, b)] = min(a, b)
 
         groups: dict[Cell, list[AgentName]] = {}

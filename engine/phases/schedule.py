@@ -25,7 +25,10 @@ class SchedulePhase(BasePhase):
             for a in self.engine.sim.agents.get_all_agents()
             if not a.is_sleeping and a.journey is None
         }
-        clusters = self.engine.scheduler.compute_clusters(acting)
+        talk = self.engine.sim.conversations
+        ties = [c.participants for c in talk.active_conversations()]
+        ties += [(i.inviter, i.invitee) for i in talk.pending_invitations()]
+        clusters = self.engine.scheduler.compute_clusters(acting, ties)
         order = [name for cluster in clusters for name in cluster]
         return ctx.with_agents_to_act(order).with_clusters(clusters)
 

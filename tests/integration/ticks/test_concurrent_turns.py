@@ -21,29 +21,61 @@ from storage import Storage
 from tests.messages_standin import StrictMessagesApi
 from tests.standin.agent import DIRECTIONS, Plan, Request, thinking_length
 
-TICKS = 24
-FORK_AT = 10
+TICKS = 48
+FORK_AT = 20
 
 
-def _signs_and_walks(request: Request) -> Plan:
-    """On a fresh perception: a step, what can be gathered there, and a sign naming who
-    wrote it and when in its life; after the results, the turn ends."""
+def _social(request: Request) -> Plan:
+    """On a fresh perception: invite everyone (only those in sight can be), accept an
+    invitation if there is one, say something (only in a conversation can it be), a
+    step, what can be gathered there, and a sign naming who wrote it and when in its
+    life; after the results, the turn ends."""
     if request.tools and request.fresh:
         system = request.body["system"]
         who = system[0]["text"].split(".", 1)[0].removeprefix("You are ")
-        step = request.rng("dir").choice(DIRECTIONS)
-        said = f"{who} was here ({len(request.body['messages'])})"
-        return Plan(thinking_length(request, 0.1), "A step, and a sign.",
-                    [("walk", {"direction": step}), ("gather", {}),
-                     ("write_sign", {"text": said})])
+        when = len(request.body["messages"])
+        # From what the agent is, not from the whole request: the stand-in's reply and
+        # call ids count every request it served, so they differ with the order.
+        step = random.Random(f"{who}:{when}").choice(DIRECTIONS)
+        calls = [("invite", {"invitee": other}) for other in NAMES if other != who]
+        calls += [("accept_invite", {}), ("speak", {"message": f"{who} says hello ({when})"}),
+                  ("walk", {"direction": step}), ("gather", {}),
+                  ("write_sign", {"text": f"{who} was here ({when})"})]
+        return Plan(thinking_length(request, 0.1), "Hello, a step, and a sign.", calls)
     return Plan(thinking_length(request, 0.1), "That will do.")
+
+
+NAMES: list[str] = []
+
+
+def _pairs(world: Path) -> None:
+    """The four agents as two pairs far apart: each pair talks within its cluster, and
+    the two clusters' turns run at once."""
+    db = sqlite3.connect(world / "world.db")
+    try:
+        rows = db.execute("SELECT name, x, y FROM agents ORDER BY name").fetchall()
+        NAMES[:] = [name for name, _, _ in rows]
+        (a, ax, ay), (b, _, _), (c, cx, cy), (d, _, _) = rows
+        db.execute("UPDATE agents SET x = ?, y = ? WHERE name = ?", (ax, ay, b))
+        db.execute("UPDATE agents SET x = ?, y = ? WHERE name = ?", (cx, cy, d))
+        db.commit()
+    finally:
+        db.close()
 
 
 def _objects(world: Path) -> list[tuple]:
     db = sqlite3.connect(world / "world.db")
     try:
-        return db.execute("SELECT id, object_type, x, y, created_by, created_tick, extras "
-                          "FROM objects ORDER BY x, y").fetchall()
+        things = db.execute("SELECT id, object_type, x, y, created_by, created_tick, extras "
+                            "FROM objects ORDER BY x, y").fetchall()
+        talks = db.execute("SELECT c.id, c.started_tick, c.ended_tick, p.agent_name, "
+                           "p.joined_tick, p.left_tick FROM conversations c JOIN "
+                           "conversation_participants p ON p.conversation_id = c.id "
+                           "ORDER BY c.started_tick, p.agent_name").fetchall()
+        # In the order they were said within each conversation: who heard what first.
+        said = db.execute("SELECT conversation_id, speaker, message, tick "
+                          "FROM conversation_turns ORDER BY conversation_id, id").fetchall()
+        return [*things, *talks, *said]
     finally:
         db.close()
 
@@ -54,7 +86,7 @@ async def _live(world: Path, agents_dir: Path, config, order_seed: int) -> list[
     async def some_time(_: float) -> None:  # the model's latency: a random order of replies
         await asyncio.sleep(draw.uniform(0.0, 0.03))
 
-    api = StrictMessagesApi(behaviour=_signs_and_walks, latency=0.01, sleep=some_time)
+    api = StrictMessagesApi(behaviour=_social, latency=0.01, sleep=some_time)
     async with Storage(world) as storage:
         agents = await storage.agents.get_all_agents()
     profiles = {a.name: ClaudeProfile("claude-sonnet-5-5", a.personality, "low")
@@ -77,15 +109,18 @@ async def _live(world: Path, agents_dir: Path, config, order_seed: int) -> list[
 
 async def test_ids_do_not_depend_on_the_order_replies_come_back_in(
         small_world: Path, config, tmp_path: Path) -> None:
+    _pairs(small_world)
     worlds = []
     for run in (1, 2):
         copy = tmp_path / f"run{run}"
         shutil.copytree(small_world, copy)
         worlds.append(await _live(copy, tmp_path / f"agents{run}", config, order_seed=run))
     first, second = worlds
-    signs = [row for row in first if row[1] == "sign"]
+    signs = [row for row in first if row[1:2] == ("sign",)]
     assert len({row[4] for row in signs}) >= 3  # several agents wrote, their turns at once
-    assert len(signs) >= 3 * TICKS // 2
+    assert len(signs) >= TICKS
+    talks = {row[0] for row in first if str(row[0]).startswith("conv-")}
+    assert len(talks) >= 2  # each pair talked
     assert first == second
 
 
@@ -98,6 +133,7 @@ async def test_a_fork_replayed_to_the_end_is_its_parent_ids_and_all(
     from engine.fork import fork_world
     from engine.replay import replay_parts
 
+    _pairs(small_world)
     parent = await _live(small_world, tmp_path / "agents", config, order_seed=3)
     await fork_world(small_world, config, FORK_AT, tmp_path / "fork")
     data = tmp_path / "fork" / "data"

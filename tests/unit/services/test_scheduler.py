@@ -141,3 +141,18 @@ def test_a_request_for_someone_not_scheduled_lapses():
     assert s.compute_clusters(layout(ash=(0, 0))) == [["ash"]]
     positions = layout(ash=(0, 0), sleeper=(1, 0))
     assert s.compute_clusters(positions) == [["ash", "sleeper"]]
+
+
+def test_the_members_of_one_conversation_share_a_cluster_however_far_apart() -> None:
+    """Issue 40: what one says is heard by the others, so their turns go one after
+    another in a set order, not in the order their models answer."""
+    scheduler = Scheduler(vision_radius=3)
+    positions = {AgentName("Ember"): Position(0, 0), AgentName("Sage"): Position(400, 400),
+                 AgentName("River"): Position(200, 0), AgentName("Moss"): Position(1, 1)}
+    apart = scheduler.compute_clusters(positions)
+    assert apart == [["Ember", "Moss"], ["River"], ["Sage"]]
+    talking = scheduler.compute_clusters(positions, [("Sage", "River")])
+    assert talking == [["Ember", "Moss"], ["River", "Sage"]]
+    everyone = scheduler.compute_clusters(positions, [("Sage", "Moss"), ("River", "Sage"),
+                                                      ("Nobody", "Ember")])
+    assert everyone == [["Ember", "Moss", "River", "Sage"]]
