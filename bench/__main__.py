@@ -37,6 +37,7 @@ BENCHES: dict[str, str] = {
     "fork": "bench.fork",
     "minds": "bench.minds",
     "limits": "bench.limits",
+    "collector": "bench.collector",
 }
 
 
