@@ -157,7 +157,7 @@ class Capacity:
         for kind, cost in (("input-tokens", cost_in), ("output-tokens", cost_out)):
             bucket = self.buckets.get(kind)
             if bucket is not None and cost > bucket.limit:
-                raise LimitTooLow(over_limit(self.model, kind, bucket.limit, cost))
+                raise LimitTooLow(over_limit(self.model, kind, bucket.limit, cost), kind)
 
     def limit(self, kind: str) -> float | None:
         """A bucket's limit a minute, said or assumed; None: not known to have one."""

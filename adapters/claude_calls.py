@@ -78,7 +78,12 @@ class GaveUp(Exception):
 
 class Unservable(GaveUp):
     """A request no wait can admit: a limit of the key is below what it needs
-    (adapters/request_sizing.py). Only a person can mend it, so the run stops."""
+    (adapters/request_sizing.py). Unless the caller can make it smaller (a history
+    folded), only a person can mend it, so the run stops. `kind`: the bucket."""
+
+    def __init__(self, cause: str, kind: str) -> None:
+        super().__init__(cause)
+        self.kind = kind
 
 
 class Prepared:
@@ -273,7 +278,7 @@ async def ask(
                     output_tokens=float(params.get("max_tokens") or 0),
                     input_tokens=input_tokens, stopping=stopping)
             except LimitTooLow as exc:
-                raise Unservable(str(exc)) from None
+                raise Unservable(str(exc), exc.kind) from None
             if ticket.waited > 0:
                 if deadline is not None and wait_moves_deadline:
                     deadline += ticket.waited

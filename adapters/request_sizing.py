@@ -72,7 +72,12 @@ LIMIT_WORDS = {"requests": "request limit", "input-tokens": "input-token limit",
 
 class LimitTooLow(Exception):
     """A limit of the key is below what one request needs: no wait can help; a person
-    must change a setting or the limit. `str()` is one line saying which and what to do."""
+    must change a setting or the limit. `str()` is one line saying which and what to do;
+    `kind` the bucket (input-tokens, output-tokens)."""
+
+    def __init__(self, line: str, kind: str = "output-tokens") -> None:
+        super().__init__(line)
+        self.kind = kind
 
 
 def model_class(model: str) -> str | None:

@@ -47,6 +47,7 @@ from adapters.claude_calls import (
     CallPolicy,
     GaveUp,
     Prepared,
+    Unservable,
     ask,
     describe,
     halting_cause,
@@ -381,6 +382,13 @@ class ClaudeTurn:
             halt = halting_cause(exc)
             if prompt_too_long(exc):
                 mind.memory.squeeze_next(agent)
+            elif (isinstance(exc, Unservable) and exc.kind == "input-tokens"
+                  and len(self.history) > 1):
+                # Input no bucket holds, with history that can be folded: it is, before
+                # the agent's next turn; only the agent's turn ends, not the run.
+                mind.memory.squeeze_next(agent)
+                mind.plan.forget(agent)
+                halt = None
             if first:  # nothing of this turn happened: as if it had never asked
                 h.undo_user_text(self.history, self.opening)
             self.stop = "error"

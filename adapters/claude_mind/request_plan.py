@@ -79,7 +79,9 @@ class RequestPlan:
     @staticmethod
     def history_room(capacity: Capacity | None, fixed_chars: int) -> int | None:
         """The most history a request may carry and still fit the input bucket with a
-        cold cache (None: no input limit known)."""
-        if capacity is None:
+        cold cache (None: no input limit said). Folding a history cannot be undone, so
+        only a limit the endpoint said counts, never the assumed lowest one: a key that
+        has less refuses the request, and that refusal folds it (`ClaudeTurn._ask`)."""
+        if capacity is None or capacity.assumed:
             return None
         return history_room(capacity.limit("input-tokens"), fixed_chars)

@@ -54,15 +54,17 @@ class _Jittery(StrictMessagesApi):
 
 
 def _social(request: Request) -> Plan:
-    """Invite the others (only those in sight can be), accept, speak, a step, gather, a
-    sign; decided from the agent and its history's length alone."""
+    """Accept, speak, a step, gather, weave a basket (a new item id), a sign, invite the
+    partner; decided from the agent and its history's length alone."""
     if request.tools and request.fresh:
         who = request.body["system"][0]["text"].split(".", 1)[0].removeprefix("You are ")
         when = len(request.body["messages"])
-        calls = [("invite", {"invitee": name}) for name in NAMES if name != who]
-        calls += [("accept_invite", {}), ("speak", {"message": f"{who} says hello ({when})"}),
-                  ("walk", {"direction": random.Random(f"{who}:{when}").choice(DIRECTIONS)}),
-                  ("gather", {}), ("write_sign", {"text": f"{who} was here ({when})"})]
+        partner = NAMES[NAMES.index(who) ^ 1]  # the pairs are 0-1 and 2-3 (`_pairs`)
+        calls = [("accept_invite", {}), ("speak", {"message": f"{who} says hello ({when})"}),
+                 ("walk", {"direction": random.Random(f"{who}:{when}").choice(DIRECTIONS)}),
+                 ("gather", {}), ("work", {"item": "grass", "technique": "weave"}),
+                 ("write_sign", {"text": f"{who} was here ({when})"}),
+                 ("invite", {"invitee": partner})]
         return Plan(thinking_length(request, 0.1), "Hello, a step, and a sign.", calls)
     return Plan(thinking_length(request, 0.1), "That will do.")
 

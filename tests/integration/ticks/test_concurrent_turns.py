@@ -26,9 +26,9 @@ FORK_AT = 20
 
 
 def _social(request: Request) -> Plan:
-    """On a fresh perception: invite everyone (only those in sight can be), accept an
-    invitation if there is one, say something (only in a conversation can it be), a
-    step, what can be gathered there, and a sign naming who wrote it and when in its
+    """On a fresh perception: accept an invitation if there is one, say something
+    (only in a conversation can it be), a step, what can be gathered there, a basket
+    woven of grass (an item of its own: a new id), a sign naming who wrote it and when in its
     life; after the results, the turn ends."""
     if request.tools and request.fresh:
         system = request.body["system"]
@@ -37,10 +37,12 @@ def _social(request: Request) -> Plan:
         # From what the agent is, not from the whole request: the stand-in's reply and
         # call ids count every request it served, so they differ with the order.
         step = random.Random(f"{who}:{when}").choice(DIRECTIONS)
-        calls = [("invite", {"invitee": other}) for other in NAMES if other != who]
-        calls += [("accept_invite", {}), ("speak", {"message": f"{who} says hello ({when})"}),
-                  ("walk", {"direction": step}), ("gather", {}),
-                  ("write_sign", {"text": f"{who} was here ({when})"})]
+        partner = NAMES[NAMES.index(who) ^ 1]  # the pairs are 0-1 and 2-3 (`_pairs`)
+        calls = [("accept_invite", {}), ("speak", {"message": f"{who} says hello ({when})"}),
+                 ("walk", {"direction": step}), ("gather", {}),
+                 ("work", {"item": "grass", "technique": "weave"}),  # a basket: an item id
+                 ("write_sign", {"text": f"{who} was here ({when})"}),
+                 ("invite", {"invitee": partner})]
         return Plan(thinking_length(request, 0.1), "Hello, a step, and a sign.", calls)
     return Plan(thinking_length(request, 0.1), "That will do.")
 

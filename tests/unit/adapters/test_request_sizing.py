@@ -239,3 +239,36 @@ def test_an_agents_next_request_plans_only_what_the_cache_lacks():
     assert 100 <= warm <= 120
     history.append({"role": "user", "content": "z" * 300})
     assert plan.input_of("Ember", 30_000, history, now=20.0 + CACHE_SECONDS) > 11_000
+
+
+async def test_a_history_no_input_bucket_holds_is_folded_and_only_that_turn_ends():
+    """An agent resumed with a long history meets a key whose input limit (12,000 a
+    minute) is below its cold request: the refusal tells the limit, that turn ends
+    without stopping the run, and the next turn, its history folded, is served."""
+    from adapters.claude_mind import ClaudeMind, ClaudeProfile
+    from services.turn_loop import MIND_ERROR, run_turn
+    from tests.messages_standin import StrictMessagesApi
+    from tests.unit.adapters.test_claude_mind import EMBER, PERSONALITY, TOOLS, World, perception
+
+    api = StrictMessagesApi(limits={"sonnet": (50, 12_000, 8_000)})
+    rooms = Capacities(start=4, ceiling=64, assume=lowest_tier)
+    mind = ClaudeMind(api.client(), {"Ember": ClaudeProfile("claude-sonnet-5-5", PERSONALITY,
+                                                            "low")}, capacities=rooms)
+    said = []
+    for tick in range(12):  # what an earlier run left: a long, plain history
+        said += [{"role": "user", "content": [{"type": "text", "text": f"tick {tick}: "
+                                               + "the meadow is wide and green. " * 150}]},
+                 {"role": "assistant", "content": [{"type": "text", "text": "I rest."}]}]
+    mind.set_state(EMBER, {"messages": said, "summary": ""})
+    world = World()
+    from services.mind import TurnStart
+
+    first = await run_turn(mind, TurnStart(EMBER, 12, perception(12), TOOLS, 8),
+                           world.execute, world.narrate)
+    assert first.ended == MIND_ERROR and first.halt is None
+    assert "input-token limit is 12,000" in (first.error or "")
+    second = await run_turn(mind, TurnStart(EMBER, 13, perception(13), TOOLS, 8),
+                            world.execute, world.narrate)
+    assert second.error is None and second.halt is None
+    assert len(mind.get_state(EMBER)["messages"]) < len(said)  # folded into the summary
+    assert [r.kind for r in api.limited if r.never_fits] == ["input-tokens"]
