@@ -54,15 +54,20 @@ class _Jittery(StrictMessagesApi):
 
 
 def _social(request: Request) -> Plan:
-    """Accept, speak, a step, gather, weave a basket (a new item id), a sign, invite the
-    partner; decided from the agent and its history's length alone."""
+    """Accept, speak, a step, gather, work wood (a bowl: a new item id), build a shelter
+    (a new structure id), a sign, invite the partner; decided from the agent and its
+    history's length alone."""
     if request.tools and request.fresh:
         who = request.body["system"][0]["text"].split(".", 1)[0].removeprefix("You are ")
         when = len(request.body["messages"])
+        step = random.Random(f"{who}:{when}").choice(DIRECTIONS)
         partner = NAMES[NAMES.index(who) ^ 1]  # the pairs are 0-1 and 2-3 (`_pairs`)
+        # Wood split into planks, or carved into a bowl (an item of its own: a new id);
+        # a shelter when the planks suffice (a structure: a new id).
+        craft = "carve" if (when // 4) % 3 == 0 else "split"
         calls = [("accept_invite", {}), ("speak", {"message": f"{who} says hello ({when})"}),
-                 ("walk", {"direction": random.Random(f"{who}:{when}").choice(DIRECTIONS)}),
-                 ("gather", {}), ("work", {"item": "grass", "technique": "weave"}),
+                 ("walk", {"direction": step}), ("gather", {}),
+                 ("work", {"item": "wood", "technique": craft}), ("build_shelter", {}),
                  ("write_sign", {"text": f"{who} was here ({when})"}),
                  ("invite", {"invitee": partner})]
         return Plan(thinking_length(request, 0.1), "Hello, a step, and a sign.", calls)
@@ -105,6 +110,8 @@ def _pairs(data: Path) -> None:
         (_, ax, ay), (b, _, _), (_, cx, cy), (d, _, _) = rows
         db.execute("UPDATE agents SET x = ?, y = ? WHERE name = ?", (ax, ay, b))
         db.execute("UPDATE agents SET x = ?, y = ? WHERE name = ?", (cx, cy, d))
+        db.executemany("INSERT OR REPLACE INTO inventory_stacks VALUES (?, 'wood', 60)",
+                       [(name,) for name in NAMES])  # to craft and build with
         db.commit()
     finally:
         db.close()

@@ -27,8 +27,9 @@ FORK_AT = 20
 
 def _social(request: Request) -> Plan:
     """On a fresh perception: accept an invitation if there is one, say something
-    (only in a conversation can it be), a step, what can be gathered there, a basket
-    woven of grass (an item of its own: a new id), a sign naming who wrote it and when in its
+    (only in a conversation can it be), a step, what can be gathered there, wood
+    worked (a bowl now and then: a new item id), a shelter when it can (a structure: a
+    new id), a sign naming who wrote it and when in its
     life; after the results, the turn ends."""
     if request.tools and request.fresh:
         system = request.body["system"]
@@ -38,9 +39,12 @@ def _social(request: Request) -> Plan:
         # call ids count every request it served, so they differ with the order.
         step = random.Random(f"{who}:{when}").choice(DIRECTIONS)
         partner = NAMES[NAMES.index(who) ^ 1]  # the pairs are 0-1 and 2-3 (`_pairs`)
+        # Wood split into planks, or carved into a bowl (an item of its own: a new id);
+        # a shelter when the planks suffice (a structure: a new id).
+        craft = "carve" if (when // 4) % 3 == 0 else "split"
         calls = [("accept_invite", {}), ("speak", {"message": f"{who} says hello ({when})"}),
                  ("walk", {"direction": step}), ("gather", {}),
-                 ("work", {"item": "grass", "technique": "weave"}),  # a basket: an item id
+                 ("work", {"item": "wood", "technique": craft}), ("build_shelter", {}),
                  ("write_sign", {"text": f"{who} was here ({when})"}),
                  ("invite", {"invitee": partner})]
         return Plan(thinking_length(request, 0.1), "Hello, a step, and a sign.", calls)
@@ -60,6 +64,8 @@ def _pairs(world: Path) -> None:
         (a, ax, ay), (b, _, _), (c, cx, cy), (d, _, _) = rows
         db.execute("UPDATE agents SET x = ?, y = ? WHERE name = ?", (ax, ay, b))
         db.execute("UPDATE agents SET x = ?, y = ? WHERE name = ?", (cx, cy, d))
+        db.executemany("INSERT OR REPLACE INTO inventory_stacks VALUES (?, 'wood', 60)",
+                       [(name,) for name in NAMES])  # to craft and build with
         db.commit()
     finally:
         db.close()
@@ -75,9 +81,12 @@ def _objects(world: Path) -> list[tuple]:
                            "conversation_participants p ON p.conversation_id = c.id "
                            "ORDER BY c.started_tick, p.agent_name").fetchall()
         # In the order they were said within each conversation: who heard what first.
+        built = db.execute("SELECT id, created_by, created_tick FROM structures "
+                           "ORDER BY id").fetchall()
+        owned = db.execute("SELECT * FROM inventory_items ORDER BY 1, 2").fetchall()
         said = db.execute("SELECT conversation_id, speaker, message, tick "
                           "FROM conversation_turns ORDER BY conversation_id, id").fetchall()
-        return [*things, *talks, *said]
+        return [*things, *talks, *said, *built, *owned]
     finally:
         db.close()
 
@@ -120,9 +129,11 @@ async def test_ids_do_not_depend_on_the_order_replies_come_back_in(
     first, second = worlds
     signs = [row for row in first if row[1:2] == ("sign",)]
     assert len({row[4] for row in signs}) >= 3  # several agents wrote, their turns at once
-    assert len(signs) >= TICKS
+    assert len(signs) >= 8
     talks = {row[0] for row in first if str(row[0]).startswith("conv-")}
     assert len(talks) >= 2  # each pair talked
+    assert any(str(row[0]).startswith("structure-") for row in first)  # shelters built
+    assert any("carved_bowl" in str(row) for row in first)  # bowls carved
     assert first == second
 
 
