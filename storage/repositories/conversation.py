@@ -16,6 +16,20 @@ from core.conversation import (
 from core.types import AgentName, ConversationId
 from storage.repositories.base import Repository
 
+_SAVE_CONVERSATION = """
+    INSERT INTO conversations (id, privacy, created_by, started_tick, ended_tick)
+    VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (id) DO UPDATE SET privacy = excluded.privacy,
+        created_by = excluded.created_by, started_tick = excluded.started_tick,
+        ended_tick = excluded.ended_tick
+"""
+_SAVE_MEMBER = """
+    INSERT INTO conversation_participants (conversation_id, agent_name, joined_tick, left_tick)
+    VALUES (?, ?, ?, ?)
+    ON CONFLICT (conversation_id, agent_name)
+    DO UPDATE SET joined_tick = excluded.joined_tick, left_tick = excluded.left_tick
+"""
+
 
 @dataclass(frozen=True)
 class StoredTurn:
@@ -52,13 +66,7 @@ class ConversationRepository(Repository):
             return
         async with self.db.transaction():
             await self.db.executemany(
-                """
-                INSERT INTO conversations (id, privacy, created_by, started_tick, ended_tick)
-                VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET privacy = excluded.privacy,
-                    created_by = excluded.created_by, started_tick = excluded.started_tick,
-                    ended_tick = excluded.ended_tick
-                """,
+                _SAVE_CONVERSATION,
                 [(c.id, c.privacy.value, c.created_by, c.started_tick, c.ended_tick)
                  for c, _ in convs],
             )
@@ -90,14 +98,7 @@ class ConversationRepository(Repository):
                 had.update(changed)
             if rows_now:
                 await self.db.executemany(
-                    """
-                    INSERT INTO conversation_participants
-                        (conversation_id, agent_name, joined_tick, left_tick)
-                    VALUES (?, ?, ?, ?)
-                    ON CONFLICT (conversation_id, agent_name)
-                    DO UPDATE SET joined_tick = excluded.joined_tick,
-                        left_tick = excluded.left_tick
-                    """,
+                    _SAVE_MEMBER,
                     rows_now,
                 )
 
@@ -116,24 +117,10 @@ class ConversationRepository(Repository):
         async with self.db.transaction():
             if rows:
                 await self.db.executemany(
-                    """
-                    INSERT INTO conversations (id, privacy, created_by, started_tick,
-                                               ended_tick)
-                    VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET privacy = excluded.privacy,
-                        created_by = excluded.created_by,
-                        started_tick = excluded.started_tick, ended_tick = excluded.ended_tick
-                    """, rows)
+                    _SAVE_CONVERSATION, rows)
             if members:
                 await self.db.executemany(
-                    """
-                    INSERT INTO conversation_participants
-                        (conversation_id, agent_name, joined_tick, left_tick)
-                    VALUES (?, ?, ?, ?)
-                    ON CONFLICT (conversation_id, agent_name)
-                    DO UPDATE SET joined_tick = excluded.joined_tick,
-                        left_tick = excluded.left_tick
-                    """, members)
+                    _SAVE_MEMBER, members)
 
     async def get_conversation(self, conv_id: ConversationId | str) -> Conversation | None:
         row = await self.db.fetchone(

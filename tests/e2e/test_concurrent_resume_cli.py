@@ -30,7 +30,7 @@ import pytest
 from tests.e2e.processes import PROJECT, clean_env
 from tests.e2e.worlds import run_args, tick_of, world
 from tests.messages_standin import StrictMessagesApi
-from tests.standin.agent import DIRECTIONS, Plan, Request, thinking_length
+from tests.standin.pairs import pair_agent, pair_up
 
 TOTAL = 24
 KILLS = 2
@@ -53,28 +53,6 @@ class _Jittery(StrictMessagesApi):
         return super().handler(request)
 
 
-def _social(request: Request) -> Plan:
-    """Accept, speak, a step, gather, work wood (a bowl: a new item id), build a shelter
-    (a new structure id), a sign, invite the partner; decided from the agent and its
-    history's length alone."""
-    if request.tools and request.fresh:
-        who = request.body["system"][0]["text"].split(".", 1)[0].removeprefix("You are ")
-        when = len(request.body["messages"])
-        step = random.Random(f"{who}:{when}").choice(DIRECTIONS)
-        partner = NAMES[NAMES.index(who) ^ 1]  # the pairs are 0-1 and 2-3 (`_pairs`)
-        # Wood split into planks, or carved into a bowl (an item of its own: a new id);
-        # a shelter when the planks suffice (a structure: a new id).
-        craft = "carve" if (when // 4) % 3 == 0 else "split"
-        calls = [("accept_invite", {}), ("speak", {"message": f"{who} says hello ({when})"}),
-                 ("walk", {"direction": step}), ("gather", {}),
-                 ("work", {"item": "wood", "technique": craft}), ("build_shelter", {}),
-                 ("write_sign", {"text": f"{who} was here ({when})"}),
-                 ("invite", {"invitee": partner})]
-        return Plan(thinking_length(request, 0.1), "Hello, a step, and a sign.", calls)
-    return Plan(thinking_length(request, 0.1), "That will do.")
-
-
-NAMES: list[str] = []
 
 
 def _config(where: Path) -> Path:
@@ -99,22 +77,6 @@ def _hearth(data: Path, homes: Path, config: Path, url: str, *args: str
     return subprocess.run(run_args(data, homes, "--config-dir", str(config), *args),
                           capture_output=True, text=True, timeout=300, cwd=PROJECT,
                           env=_env(url))
-
-
-def _pairs(data: Path) -> None:
-    """Two pairs far apart, each pair on one spot (see test_concurrent_turns.py)."""
-    db = sqlite3.connect(data / "world.db")
-    try:
-        rows = db.execute("SELECT name, x, y FROM agents ORDER BY name").fetchall()
-        NAMES[:] = [name for name, _, _ in rows]
-        (_, ax, ay), (b, _, _), (_, cx, cy), (d, _, _) = rows
-        db.execute("UPDATE agents SET x = ?, y = ? WHERE name = ?", (ax, ay, b))
-        db.execute("UPDATE agents SET x = ?, y = ? WHERE name = ?", (cx, cy, d))
-        db.executemany("INSERT OR REPLACE INTO inventory_stacks VALUES (?, 'wood', 60)",
-                       [(name,) for name in NAMES])  # to craft and build with
-        db.commit()
-    finally:
-        db.close()
 
 
 def _the_world(data: Path, homes: Path) -> dict[str, object]:
@@ -151,10 +113,10 @@ def test_killed_at_random_and_resumed_it_is_the_world_lived_without_a_stop(
                           capture_output=True, text=True, timeout=120, cwd=PROJECT,
                           env=clean_env())
     assert done.returncode == 0, done.stderr
-    _pairs(made / "data")
+    pair_up(made / "data" / "world.db")
     draw = random.Random(int(os.environ.get("HEARTH_TEST_SEED", "40")))
 
-    with _Jittery(1, behaviour=_social).serve() as url:
+    with _Jittery(1, behaviour=pair_agent).serve() as url:
         calm = tmp_path / "calm"
         shutil.copytree(made, calm)
         lived = _hearth(calm / "data", calm / "agents", config, url, "--run", str(TOTAL),
@@ -162,7 +124,7 @@ def test_killed_at_random_and_resumed_it_is_the_world_lived_without_a_stop(
         assert lived.returncode == 0, lived.stdout + lived.stderr
         undisturbed = _the_world(calm / "data", calm / "agents")
 
-    with _Jittery(2, behaviour=_social).serve() as url:
+    with _Jittery(2, behaviour=pair_agent).serve() as url:
         hit = tmp_path / "hit"
         shutil.copytree(made, hit)
         data, homes = hit / "data", hit / "agents"

@@ -19,56 +19,10 @@ from pathlib import Path
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from storage import Storage
 from tests.messages_standin import StrictMessagesApi
-from tests.standin.agent import DIRECTIONS, Plan, Request, thinking_length
+from tests.standin.pairs import pair_agent, pair_up
 
 TICKS = 48
 FORK_AT = 20
-
-
-def _social(request: Request) -> Plan:
-    """On a fresh perception: accept an invitation if there is one, say something
-    (only in a conversation can it be), a step, what can be gathered there, wood
-    worked (a bowl now and then: a new item id), a shelter when it can (a structure: a
-    new id), a sign naming who wrote it and when in its
-    life; after the results, the turn ends."""
-    if request.tools and request.fresh:
-        system = request.body["system"]
-        who = system[0]["text"].split(".", 1)[0].removeprefix("You are ")
-        when = len(request.body["messages"])
-        # From what the agent is, not from the whole request: the stand-in's reply and
-        # call ids count every request it served, so they differ with the order.
-        step = random.Random(f"{who}:{when}").choice(DIRECTIONS)
-        partner = NAMES[NAMES.index(who) ^ 1]  # the pairs are 0-1 and 2-3 (`_pairs`)
-        # Wood split into planks, or carved into a bowl (an item of its own: a new id);
-        # a shelter when the planks suffice (a structure: a new id).
-        craft = "carve" if (when // 4) % 3 == 0 else "split"
-        calls = [("accept_invite", {}), ("speak", {"message": f"{who} says hello ({when})"}),
-                 ("walk", {"direction": step}), ("gather", {}),
-                 ("work", {"item": "wood", "technique": craft}), ("build_shelter", {}),
-                 ("write_sign", {"text": f"{who} was here ({when})"}),
-                 ("invite", {"invitee": partner})]
-        return Plan(thinking_length(request, 0.1), "Hello, a step, and a sign.", calls)
-    return Plan(thinking_length(request, 0.1), "That will do.")
-
-
-NAMES: list[str] = []
-
-
-def _pairs(world: Path) -> None:
-    """The four agents as two pairs far apart: each pair talks within its cluster, and
-    the two clusters' turns run at once."""
-    db = sqlite3.connect(world / "world.db")
-    try:
-        rows = db.execute("SELECT name, x, y FROM agents ORDER BY name").fetchall()
-        NAMES[:] = [name for name, _, _ in rows]
-        (a, ax, ay), (b, _, _), (c, cx, cy), (d, _, _) = rows
-        db.execute("UPDATE agents SET x = ?, y = ? WHERE name = ?", (ax, ay, b))
-        db.execute("UPDATE agents SET x = ?, y = ? WHERE name = ?", (cx, cy, d))
-        db.executemany("INSERT OR REPLACE INTO inventory_stacks VALUES (?, 'wood', 60)",
-                       [(name,) for name in NAMES])  # to craft and build with
-        db.commit()
-    finally:
-        db.close()
 
 
 def _objects(world: Path) -> list[tuple]:
@@ -80,10 +34,10 @@ def _objects(world: Path) -> list[tuple]:
                            "p.joined_tick, p.left_tick FROM conversations c JOIN "
                            "conversation_participants p ON p.conversation_id = c.id "
                            "ORDER BY c.started_tick, p.agent_name").fetchall()
-        # In the order they were said within each conversation: who heard what first.
         built = db.execute("SELECT id, created_by, created_tick FROM structures "
                            "ORDER BY id").fetchall()
         owned = db.execute("SELECT * FROM inventory_items ORDER BY 1, 2").fetchall()
+        # In the order they were said within each conversation: who heard what first.
         said = db.execute("SELECT conversation_id, speaker, message, tick "
                           "FROM conversation_turns ORDER BY conversation_id, id").fetchall()
         return [*things, *talks, *said, *built, *owned]
@@ -97,7 +51,7 @@ async def _live(world: Path, agents_dir: Path, config, order_seed: int) -> list[
     async def some_time(_: float) -> None:  # the model's latency: a random order of replies
         await asyncio.sleep(draw.uniform(0.0, 0.03))
 
-    api = StrictMessagesApi(behaviour=_social, latency=0.01, sleep=some_time)
+    api = StrictMessagesApi(behaviour=pair_agent, latency=0.01, sleep=some_time)
     async with Storage(world) as storage:
         agents = await storage.agents.get_all_agents()
     profiles = {a.name: ClaudeProfile("claude-sonnet-5-5", a.personality, "low")
@@ -120,7 +74,7 @@ async def _live(world: Path, agents_dir: Path, config, order_seed: int) -> list[
 
 async def test_ids_do_not_depend_on_the_order_replies_come_back_in(
         small_world: Path, config, tmp_path: Path) -> None:
-    _pairs(small_world)
+    pair_up(small_world / "world.db")
     worlds = []
     for run in (1, 2):
         copy = tmp_path / f"run{run}"
@@ -146,7 +100,7 @@ async def test_a_fork_replayed_to_the_end_is_its_parent_ids_and_all(
     from engine.fork import fork_world
     from engine.replay import replay_parts
 
-    _pairs(small_world)
+    pair_up(small_world / "world.db")
     parent = await _live(small_world, tmp_path / "agents", config, order_seed=3)
     await fork_world(small_world, config, FORK_AT, tmp_path / "fork")
     data = tmp_path / "fork" / "data"
