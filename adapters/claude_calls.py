@@ -10,19 +10,11 @@ connection, waiting what the API asks when it asks for no more than
 `retry_after_max` seconds (else the request gives up at once: the agent acts next
 tick rather than hold the world), and never past the caller's deadline.
 
-A request that waits for room at a `Capacity` (the agents' and the narrator's) is sent
-as `client.post("/v1/messages", content=...)`, the SDK's own lower-level call, with
-the body serialized here exactly as `messages.create` serializes it (its keys in its
-order, its JSON settings; tests/unit/adapters/test_claude_request_body.py holds the
-two byte for byte equal), and parts given as `Prepared` (an agent's tools and system
-prompt, the same for every request it makes) serialized once, not for every request:
-the SDK copies and re-encodes a whole body each time (an agent's tools alone are
-15 KB), a fifth of Hearth's CPU on a 240-agent tick (`python -m bench minds`). The
-reply becomes the SDK's `Message` with the same types and values the SDK gives
-(`parse_message`: pydantic's one pass, the SDK's own build as the fallback). What
-`messages.create` adds besides is left out: its deprecation warning (Hearth says that
-once, before the run) and its OpenTelemetry span (Hearth sets up no tracing). Other requests (no
-capacity, or a body this cannot serialize) go through `messages.create` as before.
+Every request is the SDK's own: `messages.create` (through `with_raw_response`, for
+the rate-limit headers), or `messages.stream` while a model's limits are unknown. An
+agent's tools and system prompt are kept as `Prepared` (serialized once, so a request
+can be sized before it is sent: adapters/claude_mind/request_plan.py) and handed to
+the SDK as the values they hold.
 
 What is not worth retrying is sorted by `halting_cause`: a wrong key (401), a key
 without access (403), a model that does not exist or retired (404) and a request
@@ -44,7 +36,6 @@ from typing import Any
 
 import anthropic
 import httpx2
-import pydantic
 
 from adapters.capacity import LONGEST_PAUSE, Capacity, Ticket
 from adapters.request_sizing import LimitTooLow
@@ -102,33 +93,9 @@ class Prepared:
         return hash(self.json)
 
 
-BODY_KEYS = ("max_tokens", "messages", "model", "cache_control", "container", "diagnostics",
-             "inference_geo", "metadata", "output_config", "service_tier", "speed",
-             "stop_sequences", "stream", "system", "thinking", "tool_choice", "tools")
-"""The body's keys in the order `messages.create` (anthropic 2.x) writes them."""
-
-
 def _dumps(value: Any) -> str:
     """JSON as the SDK encodes a body (anthropic/_utils/_json.py)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def request_body(params: Mapping[str, Any]) -> bytes | None:
-    """The bytes `client.messages.create(**params)` would send, or None when this cannot
-    tell (a key it does not know, a value that is not plain JSON): the SDK then sends
-    the request itself."""
-    if not params.keys() <= _BODY_KEY_SET or params.get("stream"):
-        return None
-    try:
-        fields = [f'"{key}":' + (value.json if isinstance(value, Prepared) else _dumps(value))
-                  for key in BODY_KEYS if key in params
-                  for value in (params[key],)]
-    except (TypeError, ValueError):
-        return None
-    return ("{" + ",".join(fields) + "}").encode()
-
-
-_BODY_KEY_SET = frozenset(BODY_KEYS)
 
 
 def _plain(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -138,14 +105,9 @@ def _plain(params: Mapping[str, Any]) -> dict[str, Any]:
 
 async def _send(client: anthropic.AsyncAnthropic, timeout: float,
                 params: Mapping[str, Any]) -> tuple[anthropic.types.Message, httpx2.Headers]:
-    """One request through the SDK; the reply and its headers."""
-    body = request_body(params)
-    if body is None:
-        raw = await client.messages.with_raw_response.create(timeout=timeout, **_plain(params))
-        return await raw.parse(), raw.headers
-    response = await client.post("/v1/messages", cast_to=httpx2.Response, content=body,
-                                 options={"timeout": timeout})
-    return parse_message(response.content), response.headers
+    """One request through the SDK's `messages.create`; the reply and its headers."""
+    raw = await client.messages.with_raw_response.create(timeout=timeout, **_plain(params))
+    return await raw.parse(), raw.headers
 
 
 async def _streamed(client: anthropic.AsyncAnthropic, timeout: float,
@@ -161,18 +123,6 @@ async def _streamed(client: anthropic.AsyncAnthropic, timeout: float,
         capacity.opened(ticket, stream.response.headers)
         message = await stream.get_final_message()
     return message, stream.response.headers
-
-
-def parse_message(raw: bytes) -> anthropic.types.Message:
-    """A reply's JSON as the SDK's `Message`. pydantic reads it in one pass (a third of
-    the time the SDK's own field-by-field build takes); a reply it cannot read as the
-    SDK's types describe (a block type, stop reason or field newer than this SDK) is
-    built as the SDK builds every reply, without validation, so nothing is refused
-    that the SDK would have kept."""
-    try:
-        return anthropic.types.Message.model_validate_json(raw)
-    except pydantic.ValidationError:
-        return anthropic.types.Message.construct(**json.loads(raw))
 
 
 RETRIED_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})

@@ -14,7 +14,6 @@ within a deadline.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -28,8 +27,8 @@ from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from adapters.claude_mind.narrator import ModelNarrator
 from adapters.claude_models import Lineup, check_models
-from adapters.client_shards import AGENTS_PER_CLIENT, clients_needed
-from adapters.sdk_http import sdk_http_client, warm_connections
+from adapters.client_shards import clients_needed
+from adapters.sdk_http import sdk_http_client
 from config.claude import ClaudeSettings
 from services.budget import SpendMeter
 
@@ -70,8 +69,8 @@ def new_client(api_key: str, timeout: float, *,
     so every client Hearth makes shares one TLS context: each would otherwise read the
     system's certificates again (some 20 ms and their memory, per client). It is the
     context the SDK's HTTP client makes by default (`SSL_CERT_FILE` and all), and the
-    client is the SDK's own `DefaultAsyncHttpxClient`, with the SDK's defaults, its
-    connections HTTP/1.1 on asyncio's streams (adapters/sdk_http.py). `base_url`:
+    client is the SDK's own `DefaultAsyncHttpxClient`, transports and defaults
+    (adapters/sdk_http.py). `base_url`:
     another endpoint than the SDK's (None: the SDK's, `ANTHROPIC_BASE_URL` included)."""
     http = sdk_http_client(anthropic.DefaultAsyncHttpxClient)
     return anthropic.AsyncAnthropic(api_key=api_key, max_retries=0, timeout=timeout,
@@ -114,10 +113,6 @@ async def claude_parts(
         raise
     more = [make_client(api_key, settings.timeout_seconds)  # adapters/client_shards.py
             for _ in range(1, clients_needed(len(speakers)))]
-    shares = [min(AGENTS_PER_CLIENT, len(speakers) - i * AGENTS_PER_CLIENT)
-              for i in range(1 + len(more))]
-    await asyncio.gather(*(warm_connections(c, n) for c, n in zip([client, *more], shares,
-                                                                   strict=True)))
     mind = ClaudeMind(
         client,
         {s.name: ClaudeProfile(s.model, s.personality, s.effort or settings.effort)

@@ -6,16 +6,14 @@ from __future__ import annotations
 import pytest
 
 from adapters.claude_setup import new_client
-from adapters.http1 import Http1
 from tests.messages_standin import StrictMessagesApi
 
 
 def _tls_of(client: object) -> object:
-    # The SDK keeps its HTTP client as `_client`, and its direct transport is Hearth's
-    # Http1 (adapters/http1.py); no public attribute tells which context a client uses.
+    # The SDK keeps its HTTP client as `_client`; httpx's transport keeps its pool's
+    # context: no public attribute tells which context a client uses.
     transport = client._client._transport  # type: ignore[attr-defined]
-    assert isinstance(transport, Http1)
-    return transport._ssl
+    return transport._pool._ssl_context
 
 
 async def test_every_client_shares_one_tls_context() -> None:
