@@ -18,8 +18,8 @@ The real engine runs real minds over the real SDKs; only the network is replaced
   meter is left out).
   Agents stand far apart (each a cluster of its own) on a 500x500 world.
   - *No limit*: limits so high they never bind (the headers still come, as they
-    always do): 24 and 240 agents. Target: each tick within 1.2x of the slowest
-    chain; the first tick also opens every agent's connection and waits for the
+    always do): 24 and 240 agents. Target (issue 41): each tick within 1.1x of the
+    slowest chain, but 240 agents with 1 s replies at most 1.35x; the first tick also opens every agent's connection and waits for the
     first headers to say how much room there is (requests made while the limits are
     unknown are streamed, and the stand-in opens a stream at once and ends it after
     the latency, as the API's headers come before its answer), so the figure is
@@ -414,6 +414,9 @@ def _unlimited(count: int, ticks: int, latency: float = LATENCY) -> list[Figure]
     first = run.ticks[0] / run.chains[0]
     later = [t / c for t, c in zip(run.ticks[1:], run.chains[1:], strict=True)]
     worst_later = max(later) if later else first
+    # Issue 41: within 1.1x of the chain, but 240 agents on 1 s replies (CPU-bound on
+    # two cores with the stand-in beside them) is reported against at most 1.35x.
+    bound = 1.35 if count > 100 and latency < 2 else 1.1
     return [
         Figure(f"no limit, {count} far-apart agents, {latency:.0f} s a reply: tick against "
                "slowest chain",
@@ -424,7 +427,7 @@ def _unlimited(count: int, ticks: int, latency: float = LATENCY) -> list[Figure]
                + ", ".join(f"{c:.1f}" for c in run.cpu) + " s"
                + (", the stand-in's " + ", ".join(f"{c:.1f}" for c in run.served_cpu) + " s"
                   if run.served_cpu and None not in run.served_cpu else "") + ")",
-               "<= 1.2x", worst_later <= 1.2),
+               f"<= {bound}x", worst_later <= bound),
         Figure(f"no limit, {count} agents: turns lost", f"{run.lost} of {run.turns}", "0",
                run.lost == 0),
     ]
