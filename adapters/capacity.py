@@ -115,7 +115,7 @@ class Capacity:
         Raises CapacityClosed if `stopping()` turns true while it waits."""
         asked = self.clock()
         cost_in = self._input_guess if input_tokens is None else input_tokens
-        self._check_fits(cost_in, 0.0)
+        self._check_fits(cost_in)
         # RATE_LIMITS: output tokens count as the model writes them, not by max_tokens:
         # a request is planned at what replies have been writing.
         output_tokens = min(output_tokens, self._output_guess) if output_tokens else 0.0
@@ -147,17 +147,15 @@ class Capacity:
         held[self._holding] = held.get(self._holding, 0.0) + ticket.waited
         return ticket
 
-    def _check_fits(self, cost_in: float, cost_out: float) -> None:
-        """RATE_LIMITS: a request costing more than a bucket's whole limit is refused
-        however long it waits. Against limits the endpoint said, that is a setting to
-        change (LimitTooLow); against assumed ones it is sent when the bucket is full,
-        and the answer tells the truth."""
-        if self.assumed:
-            return
-        for kind, cost in (("input-tokens", cost_in), ("output-tokens", cost_out)):
-            bucket = self.buckets.get(kind)
-            if bucket is not None and cost > bucket.limit:
-                raise LimitTooLow(over_limit(self.model, kind, bucket.limit, cost), kind)
+    def _check_fits(self, cost_in: float) -> None:
+        """Input above a bucket's whole limit is refused however long it waits (output
+        counts as written, so only input can be too big to start). Against a limit the
+        endpoint said, that is a setting to change (LimitTooLow); against an assumed one
+        the request is sent when the bucket is full, and the answer tells the truth."""
+        bucket = self.buckets.get("input-tokens")
+        if not self.assumed and bucket is not None and cost_in > bucket.limit:
+            raise LimitTooLow(over_limit(self.model, "input-tokens", bucket.limit, cost_in),
+                              "input-tokens")
 
     def limit(self, kind: str) -> float | None:
         """A bucket's limit a minute, said or assumed; None: not known to have one."""
@@ -343,9 +341,7 @@ class Capacity:
             left = number(headers.get(f"{HEADER}{kind}-remaining"))
             if limit is None or left is None or limit <= 0:
                 continue
-            if self.assumed:  # the endpoint's word replaces the assumption, bucket by bucket
-                self.assumed = False
-                self.buckets.clear()
+            self._drop_assumed()  # the endpoint's word replaces the assumption
             told = True
             # The answer counted what was admitted before it; the copy must also
             # count what was admitted after it, which the API had not yet seen.
@@ -359,8 +355,8 @@ class Capacity:
         return told
 
     def _drop_assumed(self) -> None:
-        """An answer that says no limits: the endpoint has none to say (a proxy, a
-        compatible server), and the assumed ones would only hold it back."""
+        """Forget the assumed limits: the endpoint said its own, or said none (a proxy,
+        a compatible server), when the assumed ones would only hold it back."""
         if self.assumed:
             self.assumed = False
             self.buckets.clear()
@@ -468,9 +464,9 @@ class Capacities:
     def __init__(self, *, start: int, ceiling: int, clock: Clock = time.monotonic,
                  wall: Clock = time.time,
                  remembered: Mapping[str, Mapping[str, object]] | None = None,
-                 assume: Callable[[str], Mapping[str, float] | None] | None = None) -> None:
+                 lowest: Callable[[str], Mapping[str, float] | None] | None = None) -> None:
         self.start, self.ceiling, self.clock, self.wall = start, ceiling, clock, wall
-        self.assume = assume
+        self.lowest = lowest
         """The limits to pace a model to until its endpoint says them (None: none)."""
         self.remembered = dict(remembered or {})
         """What endpoints said in an earlier run, by `key` (storage/limits_file.py)."""
@@ -489,7 +485,7 @@ class Capacities:
                                                model=model, clock=self.clock, wall=self.wall)
             if (said := self.remembered.get(name)) is not None:
                 room.assume(said)
-            if self.assume is not None and (lowest := self.assume(model)) is not None:
+            if self.lowest is not None and (lowest := self.lowest(model)) is not None:
                 room.assume_lowest(lowest)
         return room
 

@@ -81,7 +81,7 @@ async def wire_engine(
     scheduling = config.settings.scheduling
     capacities = Capacities(start=scheduling.model_requests_start,
                             ceiling=scheduling.model_requests_max,
-                            remembered=read_limits(env.data_dir), assume=lowest_tier)
+                            remembered=read_limits(env.data_dir), lowest=lowest_tier)
     parts = await _claude_parts(speakers, config, env, storage, meter, reached, capacities)
     await _check_prices(meter, speakers, config, parts)
     claude = parts.mind if parts is not None else None

@@ -76,7 +76,7 @@ def test_a_cold_request_must_fit_the_input_limit():
 
 
 async def test_until_told_a_claude_model_is_paced_to_the_lowest_tier():
-    rooms = Capacities(start=32, ceiling=1000, assume=lowest_tier)
+    rooms = Capacities(start=32, ceiling=1000, lowest=lowest_tier)
     room = rooms.of("https://api.anthropic.com", "claude-sonnet-5-5")
     assert room.assumed and room.learning  # streamed, so the headers come at once
     assert room.limit("output-tokens") == 8_000 and room.limit("input-tokens") == 30_000
@@ -98,7 +98,7 @@ async def test_until_told_a_claude_model_is_paced_to_the_lowest_tier():
 
 
 async def test_an_endpoint_that_says_no_limits_drops_the_assumption():
-    rooms = Capacities(start=4, ceiling=64, assume=lowest_tier)
+    rooms = Capacities(start=4, ceiling=64, lowest=lowest_tier)
     room = rooms.of("http://proxy", "claude-haiku-5-5")
     ticket = await room.admit(output_tokens=2_000)
     room.opened(ticket, {})
@@ -175,7 +175,7 @@ async def test_requests_are_sized_again_once_the_limits_are_told():
     effort medium); the key's own limit (64,000) then gives the next one all it asked."""
     calls: list[dict] = []
     client = _standin(64_000, calls)
-    room = Capacities(start=4, ceiling=64, assume=lowest_tier).of(
+    room = Capacities(start=4, ceiling=64, lowest=lowest_tier).of(
         str(client.base_url), "claude-sonnet-5-5")
     options = {"max_tokens": 16_000, "output_config": {"effort": "medium"}}
     from adapters.claude_mind.request_plan import RequestPlan
@@ -192,7 +192,7 @@ async def test_requests_are_sized_again_once_the_limits_are_told():
 async def test_a_limit_below_one_reply_stops_the_run_in_one_line():
     calls: list[dict] = []
     client = _standin(1_000, calls)
-    room = Capacities(start=4, ceiling=64, assume=lowest_tier).of(
+    room = Capacities(start=4, ceiling=64, lowest=lowest_tier).of(
         str(client.base_url), "claude-sonnet-5-5")
     options = {"max_tokens": 16_000, "output_config": {"effort": "medium"}}
     from adapters.claude_mind.request_plan import RequestPlan
@@ -251,7 +251,7 @@ async def test_a_history_no_input_bucket_holds_is_folded_and_only_that_turn_ends
     from tests.unit.adapters.test_claude_mind import EMBER, PERSONALITY, TOOLS, World, perception
 
     api = StrictMessagesApi(limits={"sonnet": (50, 12_000, 8_000)})
-    rooms = Capacities(start=4, ceiling=64, assume=lowest_tier)
+    rooms = Capacities(start=4, ceiling=64, lowest=lowest_tier)
     mind = ClaudeMind(api.client(), {"Ember": ClaudeProfile("claude-sonnet-5-5", PERSONALITY,
                                                             "low")}, capacities=rooms)
     said = []
