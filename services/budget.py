@@ -149,12 +149,22 @@ def _usd(amount: float) -> str:
     return f"${amount:,.2f}" if amount >= 0.01 else f"${amount:.4f}"
 
 
+def spend_rates(spent: float, seconds: float, agent_ticks: int,
+                ticks_per_day: int) -> tuple[float | None, float | None]:
+    """(dollars an hour of running, dollars an agent-day): an agent-day is one agent
+    living one in-world day, `ticks_per_day` of its turns. None where too little has run
+    to say (under a second; no turn lived)."""
+    per_hour = spent * 3600.0 / seconds if seconds >= 1.0 else None
+    per_day = spent * ticks_per_day / agent_ticks if agent_ticks > 0 else None
+    return per_hour, per_day
+
+
 def spend_rate(spent: float, seconds: float, agent_ticks: int, ticks_per_day: int) -> str:
-    """Spend so far and its rate, in words: per hour of running and per agent-day (one
-    agent living one in-world day: `ticks_per_day` of its turns)."""
+    """Spend so far and its rate, in words (`spend_rates`)."""
+    per_hour, per_day = spend_rates(spent, seconds, agent_ticks, ticks_per_day)
     parts = [f"{_usd(spent)} spent"]
-    if seconds >= 1.0:
-        parts.append(f"{_usd(spent * 3600.0 / seconds)} an hour of running")
-    if agent_ticks > 0:
-        parts.append(f"{_usd(spent * ticks_per_day / agent_ticks)} an agent-day")
+    if per_hour is not None:
+        parts.append(f"{_usd(per_hour)} an hour of running")
+    if per_day is not None:
+        parts.append(f"{_usd(per_day)} an agent-day")
     return ", ".join(parts)

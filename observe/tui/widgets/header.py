@@ -21,6 +21,7 @@ from observe.api import RunState
 from observe.snapshot import Pace, Spending, WorldSnapshot
 from observe.tui.safe_text import clean, literal
 from observe.tui.widgets.lines import DirectLines
+from services.budget import spend_rates
 
 WEATHER_SYMBOLS = {"clear": "☀", "cloudy": "☁", "rainy": "☂", "foggy": "≋"}
 """One narrow symbol per weather word (narrow, so the line's width is predictable)."""
@@ -45,11 +46,12 @@ def spend_rate_words(spent: float, seconds: float, agent_ticks: int,
     running ("$0.45/h", once a second has run) and per agent-day ("$0.38/agent-day":
     one agent living one in-world day, `ticks_per_day` of its turns, once one turn
     was lived). The long form is services/budget.py `spend_rate`."""
+    per_hour, per_day = spend_rates(spent, seconds, agent_ticks, ticks_per_day)
     words = []
-    if seconds >= 1.0:
-        words.append(f"{rate_money(spent * 3600.0 / seconds)}/h")
-    if agent_ticks > 0:
-        words.append(f"{rate_money(spent * ticks_per_day / agent_ticks)}/agent-day")
+    if per_hour is not None:
+        words.append(f"{rate_money(per_hour)}/h")
+    if per_day is not None:
+        words.append(f"{rate_money(per_day)}/agent-day")
     return words
 
 
