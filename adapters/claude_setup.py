@@ -25,6 +25,7 @@ import anthropic
 from adapters.capacity import Capacities
 from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
+from adapters.claude_mind.levers import levers_of
 from adapters.claude_mind.narrator import ModelNarrator
 from adapters.claude_models import Lineup, check_models
 from adapters.client_shards import clients_needed
@@ -125,7 +126,8 @@ async def claude_parts(
         policy=CallPolicy(settings.max_retries, settings.timeout_seconds,
                           settings.retry_after_max_seconds),
         turn_deadline=settings.turn_deadline_seconds,
-        lineup=lineup, capacities=capacities, more_clients=more)
+        lineup=lineup, capacities=capacities, more_clients=more,
+        levers=levers_of(settings, [s.model for s in speakers]))
     parts = ClaudeParts(mind, None, lineup, list(lineup.warnings), [client, *more])
     if narrator_model:
         told = make_client(api_key, settings.narrator_timeout_seconds)

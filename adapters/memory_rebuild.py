@@ -20,7 +20,8 @@ ClaudeTurn.next_calls; OpenAIMind.begin and OpenAITurn.next_calls):
    message answers tool calls) compacts only because the model said its context was
    full, keeping half of `keep_recent_chars`, and then folds all that is left into the
    summary (F is then the whole history's length, which is checked).
-3. Claude only: thinking is dropped from turns that are over (`history.drop_thinking`).
+3. Claude only: thinking is dropped from turns that are over (`history.drop_thinking`),
+   unless the record says it was kept (`"thinking": "kept"`) and nothing was folded.
 4. Calls left open are answered "not run" (`close_open_calls`), and the turn's opening
    message (the perception) is added: after a user message it joins it (that message
    is then the first of the turn's record), else it is a new message.
@@ -92,7 +93,8 @@ def after_turn(kind: str, state: Mapping[str, Any] | None, record: Any,
         raise CannotRebuild(f"says {folded!r} messages were folded")
     history, summary = _restored(state, _problem_of(kind))
     if kind == "claude":
-        history, summary = _claude_start(history, summary, folded, limits)
+        history, summary = _claude_start(history, summary, folded, limits,
+                                         kept=record.get("thinking") == "kept")
     else:
         if folded:
             history, summary = _fold_at(local_compaction.compact, history, summary,
@@ -108,7 +110,7 @@ def _unchanged(kind: str, state: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _claude_start(history: list[Message], summary: str, folded: int,
-                  limits: MemoryLimits) -> tuple[list[Message], str]:
+                  limits: MemoryLimits, *, kept: bool = False) -> tuple[list[Message], str]:
     """What ClaudeMind.begin and the first request leave before the perception is added."""
     if folded:
         if claude_history.exchange_open(history):
@@ -127,7 +129,8 @@ def _claude_start(history: list[Message], summary: str, folded: int,
         else:
             history, summary = _fold_at(claude_compaction.compact, history, summary,
                                         folded, limits)
-    claude_history.drop_thinking(history)
+    if folded or not kept:  # the record says when thinking stays (Levers.keep_thinking)
+        claude_history.drop_thinking(history)
     claude_history.close_open_calls(history)
     return history, summary
 

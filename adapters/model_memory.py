@@ -49,6 +49,8 @@ class ModelMemory:
     ) -> None:
         self._compact = compact
         self._size = size
+        self.size = size
+        """How big a history is as sent (characters), as compaction measures it."""
         self._problem = problem
         self.compact_above_chars = compact_above_chars
         self.keep_recent_chars = keep_recent_chars

@@ -40,6 +40,7 @@ also take more actions a turn. The cache's clock moves TICK_SECONDS a tick.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -132,16 +133,27 @@ def _no_refusals(api: Any, model: str, cause: BaseException | None = None) -> No
 
 
 async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS,
-                  size: tuple[int, int] = SIZE) -> Measured:
+                  size: tuple[int, int] = SIZE, sleeps: bool = False,
+                  claude: Mapping[str, Any] | None = None, levers: Any = None,
+                  tick_seconds: float = TICK_SECONDS) -> Measured:
     """Run `days` spans of `ticks` ticks with every agent on `model`; raise if the
-    stand-in refused any request."""
+    stand-in refused any request. `sleeps`: the stand-in's agent sleeps at night
+    (tests/standin/agent.py sleepy_agent); `claude`: settings.yaml `claude:` values
+    changed; `levers`: the mind's Levers as given, not as the settings make them."""
     from adapters.claude_setup import Speaker, claude_parts
     from tests.messages_standin import StrictMessagesApi
+    from tests.standin.agent import simple_agent, sleepy_agent
 
     config = load_config(None)
+    if claude:
+        changed = config.settings.claude.model_validate(
+            {**config.settings.claude.model_dump(), **claude})
+        config = dataclasses.replace(config, settings=config.settings.model_copy(
+            update={"claude": changed}))
     settings = config.settings
     clock = [0.0]
-    api = StrictMessagesApi(today=TODAY, clock=lambda: clock[0])
+    api = StrictMessagesApi(today=TODAY, clock=lambda: clock[0],
+                            behaviour=sleepy_agent if sleeps else simple_agent)
     meter = SpendMeter(settings.claude.price_table(), Budgets(), settings.time.ticks_per_day,
                        start_hour=settings.time.start_hour)
     spans: list[Day] = []
@@ -157,6 +169,8 @@ async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS
 
             parts = await claude_parts(speakers, settings.claude, "test-key", today=TODAY,
                                        meter=meter, make_client=client)
+            if levers is not None:
+                parts.mind.levers = levers
             engine = HearthEngine(storage, config, mind=parts.mind,
                                   agents_dir=Path(tmp) / "agents", narrator=parts.narrator,
                                   scene_narrator=parts.narrator)
@@ -166,7 +180,7 @@ async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS
                 for _ in range(days):
                     before, seen = dict(meter.by_agent), len(api.served)
                     for _ in range(ticks):
-                        clock[0] += TICK_SECONDS
+                        clock[0] += tick_seconds
                         await engine.tick_once()
                     spent = [meter.by_agent.get(a.name, 0.0) - before.get(a.name, 0.0)
                              for a in residents]

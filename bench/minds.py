@@ -19,7 +19,8 @@ The real engine runs real minds over the real SDKs; only the network is replaced
   Agents stand far apart (each a cluster of its own) on a 500x500 world.
   - *No limit*: limits so high they never bind (the headers still come, as they
     always do): 24 and 240 agents. Target (issue 41): each tick within 1.1x of the
-    slowest chain, but 240 agents with 1 s replies at most 1.35x; the first tick also opens every agent's connection and waits for the
+    slowest chain, but 240 agents with 1 s replies at most 1.35x; the first tick also
+  opens every agent's connection and waits for the
     first headers to say how much room there is (requests made while the limits are
     unknown are streamed, and the stand-in opens a stream at once and ends it after
     the latency, as the API's headers come before its answer), so the figure is

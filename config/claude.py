@@ -72,6 +72,15 @@ class ClaudeSettings(_Model):
     effort: EffortName | None = "medium"
     """How hard the agents' models think, for models that take an effort; an agent's
     own `effort:` in agents.yaml wins. null: each model's own default."""
+    follow_up_effort: EffortName | None = "low"
+    """The effort of a request that answers tool results within a turn; null: the same as
+    the turn's first request."""
+    thinking: Literal["light", "adaptive"] = "light"
+    """light: each model's lightest documented thinking (Sonnet 5.5 thinks only between
+    tool calls, Haiku 5.5 not at all; others adaptive); adaptive: every model's default."""
+    results_next_turn: bool = True
+    """A turn whose calls all succeeded and asked to learn nothing ends there; their
+    results open the agent's next turn (saving a request that would only hear them)."""
     max_retries: StrictInt = Field(4, ge=0, le=20)
     """Retries of one request after 529, 5xx, a timeout or a dropped connection (a 429
     is waited out at the endpoint's room instead: adapters/capacity.py)."""
@@ -87,12 +96,12 @@ class ClaudeSettings(_Model):
     narrator_timeout_seconds: float = Field(10.0, gt=0, le=600)
     """The narrator's own time limit per request (it retries once, then the template
     stands): a retelling is never worth holding the world for."""
-    compact_above_chars: StrictInt = Field(120_000, ge=2_000)
+    compact_above_chars: StrictInt = Field(48_000, ge=2_000)
     """When an agent's history passes this size (JSON characters, about 4 to a token),
     its oldest turns are folded into a summary before the next turn."""
-    keep_recent_chars: StrictInt = Field(40_000, ge=1_000)
+    keep_recent_chars: StrictInt = Field(8_000, ge=1_000)
     """About how much of the newest history stays word for word after compaction."""
-    summary_max_chars: StrictInt = Field(8_000, ge=500)
+    summary_max_chars: StrictInt = Field(6_000, ge=500)
     """The longest the summary of older turns may grow (its oldest lines go first)."""
     narrator_model: str | None = Field("claude-haiku-5-5", min_length=1)
     """The small model that retells actions and sights for agents Claude speaks for;

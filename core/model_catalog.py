@@ -42,6 +42,10 @@ class ModelFacts:
     """What to use instead, once it is deprecated or retired."""
     legacy: bool = False
     """Still served and not scheduled to retire, but no longer the current model of its line."""
+    lightest: str | None = None
+    """The documented `thinking.type` that thinks least before acting, for models that have
+    one besides adaptive (Sonnet 5.5: between_tools; Haiku 5.5: disabled); it holds only up
+    to effort high."""
 
     def retired_on(self, today: dt.date) -> bool:
         return self.retires is not None and today >= self.retires
@@ -64,11 +68,11 @@ CATALOG: dict[str, ModelFacts] = {m.id: m for m in (
     ModelFacts("claude-opus-5-5", _price(4, 20, read=0.20, write=5, hour=8), efforts=_ALL,
                default_effort="medium"),
     ModelFacts("claude-sonnet-5-5", _price(2, 10, read=0.10), efforts=_ALL,
-               default_effort="high"),
+               default_effort="high", lightest="between_tools"),
     ModelFacts("claude-haiku-5-5",
                Price(0.10, 0.50, 0.125, 0.01, 0.20, long_above=100_000,
                      long=Rates(0.50, 2.50, 0.625, 0.05, 1.00)),
-               efforts=_ALL, default_effort="medium"),
+               efforts=_ALL, default_effort="medium", lightest="disabled"),
     ModelFacts("claude-opus-5", _price(5, 25), efforts=_ALL, default_effort="high",
                legacy=True, replacement="claude-opus-5-5"),
     ModelFacts("claude-sonnet-5", _price(2, 10, read=0.20), efforts=_ALL,

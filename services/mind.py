@@ -37,6 +37,9 @@ class ToolSpec:
     name: str
     description: str
     input_schema: Mapping[str, Any]
+    informs: bool = False
+    """Its result is what the agent asked to learn (examine, read_file, ...): a mind that
+    can leave a result for the next turn answers this one at once (ClaudeMind)."""
 
 
 @quick_init

@@ -213,6 +213,10 @@ TOOL_ARGUMENT_NOTES: Mapping[tuple[str, str], str] = MappingProxyType({
 """(tool, argument) -> a note that replaces the general one for that tool."""
 
 
+LOOKING = frozenset({"examine", "sense_others", "read_sign"})
+"""World actions that only tell the agent something (ToolSpec.informs)."""
+
+
 def tool_specs(max_actions: int = DEFAULT_MAX_ACTIONS) -> tuple[ToolSpec, ...]:
     """One ToolSpec per action, in ACTION_TYPES order; fresh plain dicts on every call.
 
@@ -220,7 +224,8 @@ def tool_specs(max_actions: int = DEFAULT_MAX_ACTIONS) -> tuple[ToolSpec, ...]:
     `scheduling.max_actions_per_turn`), which the descriptions of the tools that change
     nothing name: every call counts toward it, those too."""
     return tuple(
-        ToolSpec(name, description(name, max_actions), input_schema(cls))
+        ToolSpec(name, description(name, max_actions), input_schema(cls),
+                 informs=name in LOOKING)
         for name, cls in ACTION_TYPES.items()
     )
 

@@ -20,6 +20,15 @@ answer. `latency=` seconds of the stand-in's clock a reply (real waits with the 
 `sleep=` with an injected one). `api.limited` lists the 429s, `api.figures()` counts per
 class (served, 429s by bucket, never fits, cut by max_tokens, tokens).
 
+Message Batches (tests/standin/batches.py): `client.messages.batches` create / retrieve /
+list / cancel / results. A batch is refused whole (400) only for its own faults (no
+requests, a custom_id repeated or not matching ^[a-zA-Z0-9_-]{1,64}$, unknown fields); each
+request's params are checked as /v1/messages checks them when the batch ends, and a refused
+one is `errored`. `batch_seconds=` (0 by default) is when a batch has ended, on the
+stand-in's clock; its requests are answered then (through the prompt cache, outside the
+rate limits), on the first look at or after it. Results come in reverse order (match them
+by custom_id); answered ones are in `api.served` with `batch=True` (batch prices).
+
 Unlike tests/fake_anthropic.py (which answers whatever it is scripted to), every request
 is checked against the documented rules first (shape, models and retirement, effort and
 thinking per model, cache breakpoints, tool_use/tool_result pairing, thinking-block

@@ -59,10 +59,16 @@ def compact(
         kept = sum(sizes[start:])
     if cut == 0:
         return history, summary, 0
-    new_summary = fold_into(summary, history[:cut], summary_chars)
     rest = [dict(m) for m in history[cut:]]
     first = rest[0]
-    blocks = [b for b in first["content"] if not _is_summary(b)]
+    # A turn may open with the results of the last one's calls (Levers.results_next_turn):
+    # they answer calls that are folded, so they are folded with them.
+    answers = [b for b in first["content"] if b.get("type") == "tool_result"]
+    folding = [*history[:cut], {"role": "user", "content": answers}] if answers \
+        else history[:cut]
+    new_summary = fold_into(summary, folding, summary_chars)
+    blocks = [b for b in first["content"]
+              if not _is_summary(b) and b.get("type") != "tool_result"]
     rest[0] = {"role": first["role"],
                "content": [{"type": "text", "text": SUMMARY_HEAD + new_summary}, *blocks]}
     return rest, new_summary, cut
@@ -92,9 +98,10 @@ def summary_lines(messages: Iterable[Mapping[str, Any]]) -> list[str]:
 
 
 def _turn_starts(history: Sequence[Mapping[str, Any]]) -> list[int]:
-    """Where whole turns begin: user messages that answer no tool call (index > 0)."""
+    """Where whole turns begin (index > 0): user messages that say something new, not
+    only answer tool calls (a turn's perception may follow the last turn's results)."""
     return [i for i, m in enumerate(history) if i > 0 and m["role"] == "user"
-            and not any(b.get("type") == "tool_result" for b in m["content"])]
+            and any(b.get("type") != "tool_result" for b in m["content"])]
 
 
 assert SUMMARY_HEAD.startswith(SUMMARY_MARK)

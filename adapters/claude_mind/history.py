@@ -172,3 +172,21 @@ def with_breakpoint(history: Sequence[Message], settled: int | None = None) -> l
             blocks[where[-1]]["cache_control"] = dict(EPHEMERAL)
             out[at] = {"role": message["role"], "content": blocks}
     return out
+
+
+def cut_off_note(stop: str, dropped: Sequence[str]) -> str:
+    """What the model is told after a reply cut off by `stop`, whose calls `dropped`
+    (tool names, in order) were not run."""
+    if stop == "model_context_window_exceeded":
+        why = "the conversation filled all the room your memory has (older parts will be " \
+              "summarised)"
+    else:
+        why = "it reached the length one reply may have"
+    if dropped:
+        calls = ", ".join(dropped)
+        what = (f"so its call to {calls} was not run" if len(dropped) == 1
+                else f"so its calls to {calls} were not run")
+        return (f"(Your last reply was cut off: {why}, {what}; nothing of it happened. "
+                "Make the call again if you still want it, with fewer words before it.)")
+    return (f"(Your last reply was cut off: {why}. If you meant to call a tool, it was "
+            "not run.)")

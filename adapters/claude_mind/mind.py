@@ -55,7 +55,9 @@ from adapters.claude_calls import (
 )
 from adapters.claude_mind import history as h
 from adapters.claude_mind.compaction import compact, fold_all, history_chars
-from adapters.claude_mind.prompt import system_blocks, tool_params
+from adapters.claude_mind.history import cut_off_note
+from adapters.claude_mind.levers import Levers
+from adapters.claude_mind.prompt import TURN_ENDS, system_blocks, tool_params, turn_ends_later
 from adapters.claude_mind.request_plan import RequestPlan
 from adapters.claude_models import Lineup
 from adapters.client_shards import ClientShards
@@ -80,24 +82,6 @@ Trace = Callable[[str, Mapping[str, Any]], None]
 
 ENDING_STOPS = frozenset({"end_turn", "stop_sequence", "pause_turn"})
 CUT_SHORT_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
-
-
-def cut_off_note(stop: str, dropped: Sequence[str]) -> str:
-    """What the model is told after a reply cut off by `stop`, whose calls `dropped`
-    (tool names, in order) were not run."""
-    if stop == "model_context_window_exceeded":
-        why = "the conversation filled all the room your memory has (older parts will be " \
-              "summarised)"
-    else:
-        why = "it reached the length one reply may have"
-    if dropped:
-        calls = ", ".join(dropped)
-        what = (f"so its call to {calls} was not run" if len(dropped) == 1
-                else f"so its calls to {calls} were not run")
-        return (f"(Your last reply was cut off: {why}, {what}; nothing of it happened. "
-                "Make the call again if you still want it, with fewer words before it.)")
-    return (f"(Your last reply was cut off: {why}. If you meant to call a tool, it was "
-            "not run.)")
 
 
 class _Stopped(Exception):
@@ -148,8 +132,11 @@ class ClaudeMind:
         clock: Callable[[], float] = time.monotonic,
         capacities: Capacities | None = None,
         more_clients: Sequence[anthropic.AsyncAnthropic] = (),
+        levers: Levers | None = None,
     ) -> None:
         self.client = client
+        self.levers = levers or Levers()
+        """What each turn spends (adapters/claude_mind/levers.py)."""
         self.shards = ClientShards((client, *more_clients))
         """The clients agents are spread over (adapters/client_shards.py)."""
         self.capacities = capacities
@@ -192,7 +179,8 @@ class ClaudeMind:
             raise ClaudeMindError(f"no Claude profile for {name} (is it in agents.yaml?)")
         system = self._systems.get(name)
         if system is None:
-            system = self._systems[name] = Prepared(system_blocks(name, profile.personality))
+            system = self._systems[name] = Prepared(system_blocks(
+                name, profile.personality, self._turn_ends(start.tools)))
         history = self.memory.history(name)
         tools = self._tool_params(start.tools)
         # A request with a cold cache writes all its history: it must fit the model's
@@ -207,9 +195,11 @@ class ClaudeMind:
             folded += self._fold_open_loop(name)
         if folded:
             self.plan.forget(name)
-        h.drop_thinking(self.memory.history(name))
+        if folded or not self.levers.keep_thinking:
+            h.drop_thinking(self.memory.history(name))
         turn = ClaudeTurn(self, start, profile, self.memory.history(name), system, tools)
         turn.folded = folded
+        turn.room = room
         return turn
 
     def get_state(self, agent: AgentName) -> Mapping[str, Any]:
@@ -234,9 +224,18 @@ class ClaudeMind:
             return None
         return self.capacities.of(str(self.shards.of(agent).base_url), model)
 
-    def request_options(self, profile: ClaudeProfile) -> dict[str, Any]:
-        """What each request for this agent carries besides the conversation."""
-        return self.lineup.options_for(profile.model, profile.effort, self.max_tokens)
+    def request_options(self, profile: ClaudeProfile, follow_up: bool = False
+                        ) -> dict[str, Any]:
+        """What each request for this agent carries besides the conversation; a
+        `follow_up` answers tool results within a turn."""
+        options = self.lineup.options_for(
+            profile.model, self.levers.effort(profile.effort, follow_up), self.max_tokens)
+        # One thinking configuration for the whole tool loop, so it follows the turn's own
+        # effort, not the follow-up's.
+        thinking = self.levers.thinking_for(profile.model, profile.effort)
+        if thinking is not None:
+            options["thinking"] = thinking
+        return options
 
     # ------------------------------------------------------------------ parts
 
@@ -249,6 +248,12 @@ class ClaudeMind:
             if self.on_budget is not None:
                 self.on_budget(reached)
         return reached
+
+    def _turn_ends(self, tools: Sequence[ToolSpec]) -> str:
+        """What the system prompt says of a turn's end: true to the levers in use."""
+        if not self.levers.results_next_turn:
+            return TURN_ENDS
+        return turn_ends_later([t.name for t in tools if t.informs])
 
     def _tool_params(self, specs: tuple[ToolSpec, ...]) -> Prepared:
         kept = self._tools
@@ -285,6 +290,10 @@ class ClaudeTurn:
         self.requests: list[dict[str, Any]] = []
         self.folded = 0
         """Messages folded into the summary as this turn began."""
+        self.room: int | None = None
+        """The most history a request may carry (ClaudeMind.begin), None: no limit."""
+        self.later = False
+        """The turn ended on results its next turn opens with (Levers.results_next_turn)."""
         self.stop: str | None = None
         self.ended = ""
         self.retry_cut = False
@@ -308,6 +317,9 @@ class ClaudeTurn:
             h.close_open_calls(self.history)  # a history restored in mid-exchange
             self.opening = h.add_user_text(self.history, self.start.perception.as_text())
             self.first = self.opening[0]
+        elif self.mind.levers.later(outcomes, self.start.tools) and self._room_for(outcomes):
+            self.later = True  # finish() answers the calls; the next turn opens with them
+            return ()
         else:
             self.history.append(self._results(outcomes))
         try:
@@ -322,6 +334,16 @@ class ClaudeTurn:
             self.stop = "stopping"
             return ()
         return calls
+
+    def _room_for(self, outcomes: Sequence[ToolOutcome]) -> bool:
+        """Whether the history, these results added, stays below where it compacts: a
+        compaction must find the tool loop closed (its thinking is bound to the start
+        that compaction rewrites), so the turn that reaches it asks once more."""
+        memory = self.mind.memory
+        size = memory.size(self.history) + sum(len(o.text) + 200 for o in outcomes)
+        most = memory.compact_above_chars if self.room is None else min(
+            memory.compact_above_chars, self.room)
+        return size <= most
 
     def _waited(self, seconds: float) -> None:
         """Time spent waiting for room at the endpoint is not the API failing: the
@@ -342,6 +364,10 @@ class ClaudeTurn:
                   "requests": self.requests, "messages": self.history[self.first:]}
         if self.folded:
             record["folded"] = self.folded
+        if self.mind.levers.keep_thinking:
+            record["thinking"] = "kept"  # adapters/memory_rebuild.py: not dropped at the start
+        if self.later:
+            record["results"] = "next_turn"
         return record
 
     # ------------------------------------------------------------------ one request
@@ -352,7 +378,7 @@ class ClaudeTurn:
         mind = self.mind
         client = mind.shards.of(agent)
         capacity = mind.capacity_of(agent, self.profile.model)
-        options = mind.request_options(self.profile)
+        options = mind.request_options(self.profile, follow_up=not first)
         planned = None if capacity is None else mind.plan.input_of(
             agent, len(self.system.json) + len(self.tools.json), self.history, mind.clock())
         try:

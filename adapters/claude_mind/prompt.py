@@ -74,23 +74,38 @@ else reads your journal.
 - Nothing here can hurt you. There is no hunger, no illness and no death, and no \
 task is set for you. What you do with your days is yours to choose, and doing \
 nothing at all is a fine choice too.
-- A turn ends when you stop calling tools. You may end a turn without acting.
+{turn_ends}
 
 """ + MAP_LEGEND
 
-
-def system_prompt(name: str, personality: str) -> str:
-    """The agent's system prompt: who it is (its own words), then the world's rules and
-    the map's legend."""
-    return f"You are {name}.\n\n{personality.strip()}\n\n{WORLD_RULES}"
+TURN_ENDS = "- A turn ends when you stop calling tools. You may end a turn without acting."
+"""How a turn ends when every result is answered within it."""
 
 
-def system_blocks(name: str, personality: str) -> list[dict[str, Any]]:
+def turn_ends_later(informing: Sequence[str]) -> str:
+    """How a turn ends when results that ask for nothing wait for the next turn
+    (Levers.results_next_turn), naming the tools whose results come back at once."""
+    return ("- A turn ends when you stop calling tools, or as soon as all you did worked "
+            "and asked to learn nothing (a step, a gathering, a sign written): how it went "
+            "opens your next turn. What you asked to learn (" + ", ".join(informing)
+            + "), and anything that could not be done, comes back at once, and you may go "
+            "on. You may make several calls in one reply, and end a turn without acting.")
+
+
+def system_prompt(name: str, personality: str, turn_ends: str = TURN_ENDS) -> str:
+    """The agent's system prompt: who it is (its own words), then the world's rules (with
+    how its turn ends) and the map's legend."""
+    rules = WORLD_RULES.replace("{turn_ends}", turn_ends)
+    return f"You are {name}.\n\n{personality.strip()}\n\n{rules}"
+
+
+def system_blocks(name: str, personality: str, turn_ends: str = TURN_ENDS
+                  ) -> list[dict[str, Any]]:
     """The system prompt as one text block carrying a cache breakpoint.
 
     The breakpoint covers tools and system together (tools come first in the cached
     prefix), so one is enough for both."""
-    return [{"type": "text", "text": system_prompt(name, personality),
+    return [{"type": "text", "text": system_prompt(name, personality, turn_ends),
              "cache_control": dict(EPHEMERAL)}]
 
 

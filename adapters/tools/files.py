@@ -100,6 +100,6 @@ def _changed_path(arguments: Mapping[str, Any]) -> object:
 
 FILE_TOOLS: tuple[Tool, ...] = tuple(
     Tool(name, description, schema, _parser(name), _handler(op), Narration.AS_IS,
-         _changed_path if changes else None)
+         _changed_path if changes else None, informs=not changes)
     for name, (description, schema, op, changes) in _OPS.items()
 )

@@ -68,4 +68,5 @@ RECALL_TOOL = Tool(
     _parse,
     _recall,
     Narration.AS_IS,
+    informs=True,
 )

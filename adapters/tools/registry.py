@@ -83,10 +83,13 @@ class Tool:
     changed_path: Callable[[Any], object] | None = None
     """Which of the agent's files a call (its raw arguments) would change; None for a
     tool that changes no file."""
+    informs: bool = False
+    """Its result is something the agent asked to learn, not a deed's confirmation: it is
+    worth answering within the turn (services.mind.ToolSpec.informs)."""
 
     def spec(self, max_actions: int) -> ToolSpec:
         return ToolSpec(self.name, self.description.replace(MAX_ACTIONS_MARK, str(max_actions)),
-                        self.input_schema)
+                        self.input_schema, self.informs)
 
     async def call(self, arguments: Any, use: ToolUse, agent: str, tick: int) -> ActionResult:
         """Parse a call's arguments and run it; bad input is a failed result."""

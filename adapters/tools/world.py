@@ -13,7 +13,7 @@ from functools import partial
 from adapters.tools.registry import Tool, ToolUse
 from core.actions import ACTION_TYPES, Action, ActionResult
 from services.tool_input import parse_action
-from services.tool_specs import TOOL_DESCRIPTIONS, input_schema
+from services.tool_specs import LOOKING, TOOL_DESCRIPTIONS, input_schema
 
 
 def _act(use: ToolUse, agent: str, tick: int, action: Action) -> ActionResult:
@@ -23,6 +23,7 @@ def _act(use: ToolUse, agent: str, tick: int, action: Action) -> ActionResult:
 def world_action_tools() -> tuple[Tool, ...]:
     """A Tool for every world action."""
     return tuple(
-        Tool(name, TOOL_DESCRIPTIONS[name], input_schema(cls), partial(parse_action, name), _act)
+        Tool(name, TOOL_DESCRIPTIONS[name], input_schema(cls), partial(parse_action, name), _act,
+             informs=name in LOOKING)
         for name, cls in ACTION_TYPES.items()
     )

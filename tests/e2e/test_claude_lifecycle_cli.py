@@ -119,8 +119,14 @@ def test_the_shipped_defaults_live_a_day_with_nothing_refused(
     assert models == {"claude-sonnet-5-5", "claude-haiku-5-5"}
     # Thinking never ran out of room, and every agent request asked for the shipped effort.
     assert [s for s in standin.served if s.stop_reason == "max_tokens"] == []
+    # A turn's first request (it ends with the perception) thinks at the shipped effort;
+    # one answering tool results within the turn at `claude.follow_up_effort`.
     asked = [s.body for s in standin.served if s.body.get("tools")]
-    assert asked and all(b["output_config"] == {"effort": "medium"} for b in asked)
+    fresh = [b for b in asked if b["messages"][-1]["content"][-1]["type"] == "text"]
+    after = [b for b in asked if b["messages"][-1]["content"][-1]["type"] == "tool_result"]
+    assert fresh and all(b["output_config"] == {"effort": "medium"} for b in fresh)
+    assert after and all(b["output_config"] == {"effort": "low"} for b in after)
+    assert len(fresh) + len(after) == len(asked)
     # What --status says was spent is what the API reported, at the published prices.
     spend = json.loads(_hearth(tmp_path, "--status", "--json").stdout)["spend"]
     reported = sum(_usd(s.model, dict(s.usage)) for s in standin.served)

@@ -278,9 +278,11 @@ def test_a_proxy_the_client_cannot_use_is_one_line(tmp_path: Path, proxy: str,
     # the cache, some 8,000 tokens; a 3,000 ITPM bucket never holds it.
     ({"sonnet": (50, 3_000, 8_000), "haiku": (50, 50_000, 10_000)},
      "claude-sonnet-5-5's input-token limit is 3,000 a minute, below the"),
-    # Output: a reply at effort medium needs room for 4,000 tokens of thinking and words.
+    # Output: a reply at effort medium needs room for 4,000 tokens of thinking and words,
+    # a follow-up at effort low (`claude.follow_up_effort`) 2,000; whichever comes first
+    # once the answers told the limit.
     ({"sonnet": (50, 30_000, 1_000), "haiku": (50, 50_000, 10_000)},
-     "claude-sonnet-5-5's output-token limit is 1,000 a minute, below the 4,000"),
+     "claude-sonnet-5-5's output-token limit is 1,000 a minute, below the "),
 ])
 def test_a_limit_below_one_request_stops_the_run_in_one_line(
         tmp_path: Path, limits: dict, said: str) -> None:

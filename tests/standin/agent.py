@@ -14,6 +14,7 @@ import hashlib
 import json
 import math
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,6 +103,23 @@ def _arguments(name: str, request: Request) -> dict[str, Any]:
     if name == "walk":
         return {"direction": request.rng("dir").choice(DIRECTIONS)}
     return {}  # gather, examine, sense_others: every property is optional
+
+
+NIGHT_HOURS = frozenset({22, 23, 0, 1, 2, 3, 4, 5})
+"""When `sleepy_agent` goes to sleep: from 22:00 to 06:00."""
+_CLOCK = re.compile(r"It is day \d+, (\d\d):\d\d")
+
+
+def sleepy_agent(request: Request) -> Plan:
+    """`simple_agent`, who sleeps through the night: on a fresh perception whose time
+    (core/perception.py: "It is day D, HH:MM ...") falls from 22:00 to 06:00 it calls
+    `sleep` (the engine wakes it in the morning); at any other time it does as
+    `simple_agent` does, thinking as long."""
+    if request.tools and request.fresh and any(t.get("name") == "sleep" for t in request.tools):
+        seen = _CLOCK.search(str(request.last_blocks[-1].get("text", "")))
+        if seen is not None and int(seen.group(1)) in NIGHT_HOURS:
+            return Plan(thinking_length(request), "Time to sleep.", [("sleep", {})])
+    return simple_agent(request)
 
 
 def simple_agent(request: Request) -> Plan:

@@ -3,7 +3,7 @@
 Drive it through the real SDK, over `httpx2.MockTransport` (`client()`) or over HTTP on
 127.0.0.1 for subprocesses that set ANTHROPIC_BASE_URL (`serve()`). The request rules
 live in shape.py (form), thinking.py (thinking blocks) and cache.py (usage); the rate
-limits in limits.py; the model's own part in agent.py.
+limits in limits.py; the model's own part in agent.py; the Message Batches API in batches.py.
 
 Time: `clock` is the stand-in's clock (cache lifetimes, rate limits); `latency` the
 seconds of it each reply takes. With the real clock (no `clock=`) a reply really comes
@@ -34,6 +34,7 @@ import httpx2
 
 from tests.standin import cache, thinking
 from tests.standin.agent import Plan, Request, seed_of, simple_agent
+from tests.standin.batches import Batches, is_batches
 from tests.standin.catalog import CATALOG, DOCS, ModelRule
 from tests.standin.limits import (
     KINDS,
@@ -75,6 +76,8 @@ class Served:
     """The class whose buckets it drew from (limits.py PER CLASS)."""
     at: float = 0.0
     """The stand-in's clock when it was admitted; it was answered at `at` + latency."""
+    batch: bool = False
+    """Answered in a Message Batch (batches.py): billed at batch prices, no rate limits."""
 
 
 class StrictMessagesApi:
@@ -88,7 +91,8 @@ class StrictMessagesApi:
                  limits: Mapping[str, Limits] | None = None, latency: float = 0.0,
                  sleep: Callable[[float], Awaitable[None]] | None = None,
                  reserve_max_tokens: bool = False,
-                 wall: Callable[[], datetime.datetime] | None = None) -> None:
+                 wall: Callable[[], datetime.datetime] | None = None,
+                 batch_seconds: float = 0.0) -> None:
         self.models = dict(CATALOG if models is None else models)
         self.behaviour = behaviour or simple_agent
         self.keys = dict(keys or {"test-key": "acct-1"})
@@ -131,6 +135,11 @@ class StrictMessagesApi:
         self._due: float | None = None
         """When the reply being answered is due (the stand-in's clock)."""
         self._lock = threading.Lock()
+        self.batch_seconds = batch_seconds
+        """Seconds of the stand-in's clock after its creation a Message Batch ends."""
+        self.batches = Batches(self)
+        self._batch = False
+        """Whether _messages answers a request of a batch (set by batches.py)."""
 
     # ------------------------------------------------------------------ clients
 
@@ -270,6 +279,8 @@ class StrictMessagesApi:
 
     def _route(self, request: httpx2.Request, path: str) -> tuple[int, Any, dict[str, str]]:
         account = self._account(request)
+        if is_batches(path):
+            return self.batches.route(request, path, account)
         if request.method == "GET" and path == "/v1/models":
             return 200, self._list(request), {}
         if request.method == "GET" and path.startswith("/v1/models/"):
@@ -514,9 +525,9 @@ class StrictMessagesApi:
         kept_cache = dict(self.cache.entries)
         usage = self.cache.usage(f"{rule.id}|{account}", prompt, rule.min_cache)
         started = self.clock()
-        try:
-            headers.update(self._admit(account, rule, counted(usage, rule),
-                                       body["max_tokens"]))
+        try:  # batches.py: a batch's requests are outside the Messages rate limits
+            headers.update({} if self._batch else self._admit(
+                account, rule, counted(usage, rule), body["max_tokens"]))
         except Refused:  # a refused request leaves the cache as it was
             self.cache.entries = kept_cache
             raise
@@ -525,7 +536,8 @@ class StrictMessagesApi:
         reply = self._reply(request, shape, self.behaviour(request))
         out = reply.pop("_spent")
         self._due = started + self.latency
-        self._spend_output(account, rule, started, self._due, out[0], body["max_tokens"])
+        if not self._batch:
+            self._spend_output(account, rule, started, self._due, out[0], body["max_tokens"])
         reply["usage"] = {
             "input_tokens": usage["input_tokens"],
             "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
@@ -533,9 +545,10 @@ class StrictMessagesApi:
             "cache_creation": {"ephemeral_5m_input_tokens": usage["ephemeral_5m_input_tokens"],
                                "ephemeral_1h_input_tokens": usage["ephemeral_1h_input_tokens"]},
             "output_tokens": out[0], "output_tokens_details": {"thinking_tokens": out[1]},
-            "service_tier": "standard"}
+            "service_tier": "batch" if self._batch else "standard"}
         self.served.append(Served(rule.id, body, reply["usage"], reply["stop_reason"], account,
-                                  reply, tuple(dropped), rule.limits_class, started))
+                                  reply, tuple(dropped), rule.limits_class, started,
+                                  self._batch))
         return reply
 
     def _reply(self, request: Request, shape: Any, plan: Plan) -> dict[str, Any]:

@@ -26,6 +26,7 @@ import pytest
 
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from adapters.claude_mind.history import history_problem
+from adapters.claude_mind.levers import Levers, levers_of
 from adapters.claude_models import check_models
 from adapters.memory_rebuild import (
     CannotRebuild,
@@ -34,6 +35,7 @@ from adapters.memory_rebuild import (
 )
 from adapters.openai_mind import OpenAIMind, OpenAIProfile
 from config import HearthConfig
+from config.claude import ClaudeSettings
 from core.types import AgentName
 from services.mind import TurnStart
 from storage import Storage
@@ -104,21 +106,36 @@ async def _names(data: Path) -> list[str]:
         return sorted(a.name for a in await storage.agents.get_all_agents())
 
 
-async def claude_over_standin(names: list[str]) -> tuple[StrictMessagesApi, ClaudeMind]:
+async def claude_over_standin(names: list[str], levers: Levers | None = None
+                              ) -> tuple[StrictMessagesApi, ClaudeMind]:
     """Claude minds for `names` over the strict stand-in, with this file's small limits."""
     api = StrictMessagesApi(behaviour=_sometimes_twice)
     client = api.client()
     lineup = await check_models(client, {SONNET: names}, TODAY)
     return api, ClaudeMind(client, {n: ClaudeProfile(SONNET, "Curious.", "low")
-                                    for n in names}, lineup=lineup, **LIMITS)
+                                    for n in names}, lineup=lineup, levers=levers, **LIMITS)
 
 
+SHIPPED = levers_of(ClaudeSettings(), [SONNET])
+"""settings.yaml's levers: results wait for the next turn, thinking kept, light thinking."""
+
+
+@pytest.mark.parametrize("levers", [None, SHIPPED], ids=["levers off", "shipped levers"])
 async def test_claude_memories_rebuilt_from_the_records_are_the_minds_own(
-        make_engine, small_world: Path, config: HearthConfig) -> None:
+        make_engine, small_world: Path, config: HearthConfig, levers: Levers | None) -> None:
     names = await _names(small_world)
-    api, mind = await claude_over_standin(names)
+    api, mind = await claude_over_standin(names, levers)
     lived = await _live(make_engine, config, mind, names)
     assert api.refused == []
+    if levers is not None:  # results waited for the next turn, and thinking was kept
+        turns = _rebuilt(small_world / "world.db", "claude", names)[1]
+        later = [r for r in turns if r.get("results") == "next_turn"]
+        assert later and all(len(r["requests"]) == 1 for r in later)  # no request to hear
+        assert all(r.get("thinking") == "kept" for r in turns if r)
+        # A turn whose calls asked to learn something (examine) heard it within the turn.
+        asked = [r for r in turns if any(b.get("name") == "examine" for m in r["messages"]
+                                         for b in m["content"] if b.get("type") == "tool_use")]
+        assert asked and all(r.get("results") != "next_turn" for r in asked)
 
     rebuilt, records = _rebuilt(small_world / "world.db", "claude", names)
     for tick, (want, got) in enumerate(zip(lived, rebuilt, strict=True)):
