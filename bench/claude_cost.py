@@ -68,6 +68,9 @@ SIZE = (48, 40)
 AGENTS = 3
 SEED = 11
 DAYS = 2
+BATCH_SECONDS = 60.0
+"""`economy`: how long the stand-in takes to end a Message Batch (the docs: most within
+the hour; an assumption well inside the prompt cache's 5 minutes, see DESIGN.md)."""
 TICK_SECONDS = 30.0
 """Wall time a tick takes for the stand-in's prompt cache (entries live 5 minutes):
 about one turn of two requests with thinking. An assumption."""
@@ -135,7 +138,7 @@ def _no_refusals(api: Any, model: str, cause: BaseException | None = None) -> No
 async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS,
                   size: tuple[int, int] = SIZE, sleeps: bool = False,
                   claude: Mapping[str, Any] | None = None, levers: Any = None,
-                  tick_seconds: float = TICK_SECONDS) -> Measured:
+                  tick_seconds: float = TICK_SECONDS, economy: bool = False) -> Measured:
     """Run `days` spans of `ticks` ticks with every agent on `model`; raise if the
     stand-in refused any request. `sleeps`: the stand-in's agent sleeps at night
     (tests/standin/agent.py sleepy_agent); `claude`: settings.yaml `claude:` values
@@ -153,7 +156,8 @@ async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS
     settings = config.settings
     clock = [0.0]
     api = StrictMessagesApi(today=TODAY, clock=lambda: clock[0],
-                            behaviour=sleepy_agent if sleeps else simple_agent)
+                            behaviour=sleepy_agent if sleeps else simple_agent,
+                            batch_seconds=BATCH_SECONDS if economy else 0.0)
     meter = SpendMeter(settings.claude.price_table(), Budgets(), settings.time.ticks_per_day,
                        start_hour=settings.time.start_hour)
     spans: list[Day] = []
@@ -169,8 +173,17 @@ async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS
 
             parts = await claude_parts(speakers, settings.claude, "test-key", today=TODAY,
                                        meter=meter, make_client=client)
+            parts.mind.clock = lambda: clock[0]  # the world's pace as the mind sees it
             if levers is not None:
                 parts.mind.levers = levers
+            if economy:  # `--run --economy`: each step's requests in one Message Batch
+                from adapters.claude_batches import BatchGate
+
+                async def waited(seconds: float) -> None:  # the gate's waits move the clock
+                    clock[0] += seconds
+                    await asyncio.sleep(0)
+                parts.mind.batches = BatchGate(poll_seconds=settings.claude.batch_poll_seconds,
+                                               sleep=waited, clock=lambda: clock[0])
             engine = HearthEngine(storage, config, mind=parts.mind,
                                   agents_dir=Path(tmp) / "agents", narrator=parts.narrator,
                                   scene_narrator=parts.narrator)
@@ -185,9 +198,9 @@ async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS
                     spent = [meter.by_agent.get(a.name, 0.0) - before.get(a.name, 0.0)
                              for a in residents]
                     served = api.served[seen:]
-                    mind = sum(meter.cost(s.model, _usage(s.usage)) for s in served
+                    mind = sum(meter.cost(s.model, _usage(s.usage), s.batch) for s in served
                                if s.body.get("tools"))
-                    told = sum(meter.cost(s.model, _usage(s.usage)) for s in served
+                    told = sum(meter.cost(s.model, _usage(s.usage), s.batch) for s in served
                                if not s.body.get("tools"))
                     turns = sum(1 for s in served if s.body.get("tools")
                                 and s.body["messages"][-1]["content"][-1]["type"] == "text")

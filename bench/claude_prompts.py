@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx2
 
-from bench import Figure, claude_cost
+from bench import Figure, claude_cost, claude_levers
 from config import load_config
 from engine import HearthEngine
 from services.world_setup import create_world
@@ -159,4 +159,4 @@ def run() -> list[Figure]:
         Figure("cacheable prefix, median over 1,000 turns (compaction included)",
                f"{statistics.median(s for p in long.values() for s in _shares(p)):.1%}"),
     ]
-    return figures + claude_cost.run()
+    return figures + claude_cost.run() + claude_levers.run()

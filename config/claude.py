@@ -81,6 +81,11 @@ class ClaudeSettings(_Model):
     results_next_turn: bool = True
     """A turn whose calls all succeeded and asked to learn nothing ends there; their
     results open the agent's next turn (saving a request that would only hear them)."""
+    hour_cache_after_seconds: float | None = Field(240.0, gt=0)
+    """An agent whose last turn began longer ago than this writes the prompt cache for an
+    hour (its next turn would find a 5-minute entry gone); null: always 5 minutes."""
+    batch_poll_seconds: float = Field(30.0, gt=0, le=3600)
+    """`--run --economy`: how often a pending Message Batch is asked whether it ended."""
     max_retries: StrictInt = Field(4, ge=0, le=20)
     """Retries of one request after 529, 5xx, a timeout or a dropped connection (a 429
     is waited out at the endpoint's room instead: adapters/capacity.py)."""

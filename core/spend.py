@@ -123,9 +123,15 @@ class Price:
         return self.base
 
 
-def cost(usage: Usage, price: Price) -> float:
-    """The dollars one request's `usage` costs at `price`."""
+BATCH_SHARE = 0.5
+"""What a request answered in a Message Batch pays of every token price (Anthropic's
+pricing page: "50% discount on input and output", cache writes and reads included)."""
+
+
+def cost(usage: Usage, price: Price, batch: bool = False) -> float:
+    """The dollars one request's `usage` costs at `price` (`batch`: in a Message Batch)."""
     r = price.rates_for(usage)
-    return (usage.input * r.input + usage.output * r.output
+    full = (usage.input * r.input + usage.output * r.output
             + usage.cache_write * r.cache_write + usage.cache_write_1h * r.cache_write_1h
             + usage.cache_read * r.cache_read) / PER
+    return full * BATCH_SHARE if batch else full

@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from adapters.capacity import Capacities
 from adapters.mind_choice import CLAUDE, LOCAL, REPLAY, MindChoiceError, mind_kinds
@@ -30,6 +30,7 @@ from services.command_errors import EXIT_RUNTIME, EXIT_USAGE, CliError
 from services.mind import Mind
 from services.status_command import first_problem
 from storage import Storage
+from storage.batch_file import write_pending
 from storage.limits_file import read_limits, write_limits
 
 if TYPE_CHECKING:
@@ -52,7 +53,8 @@ class WiredEngine:
 
 async def wire_engine(
     env: RuntimeEnv, config: HearthConfig, storage: Storage, mind: str | None,
-    on_budget: Callable[[str], object],
+    on_budget: Callable[[str], object], *, economy: bool = False,
+    on_pending: Callable[[Any], None] | None = None,
 ) -> WiredEngine:
     """The engine over an open world, each agent with the mind chosen for it, the spend
     meter and the model clients; `engine.close()` closes the clients. A budget reached
@@ -86,6 +88,12 @@ async def wire_engine(
     await _check_prices(meter, speakers, config, parts)
     claude = parts.mind if parts is not None else None
     narrator = parts.narrator if parts is not None else None
+    gate = None
+    write_pending(env.data_dir, None)  # a note a run that stopped hard left behind
+    if economy and claude is not None:  # unattended: each step's requests in one batch
+        from adapters.claude_batches import BatchGate
+        gate = claude.batches = BatchGate(
+            poll_seconds=config.settings.claude.batch_poll_seconds, on_pending=on_pending)
     local = _local_minds([a for a in residents if kinds[a.name] == LOCAL], config, storage,
                          capacities)
     await _record_model_changes(storage, stored, residents)  # only once every check passed
@@ -120,6 +128,8 @@ async def wire_engine(
         write_limits(env.data_dir, capacities.said())
 
     engine.on_close.append(keep_limits)
+    if gate is not None:
+        engine.on_close.append(gate.close)  # first (they close last first): cancels a batch
     if replayed is not None:
         engine.on_close.append(replayed.close)
     return WiredEngine(engine, meter, claude, capacities)
@@ -200,7 +210,8 @@ async def _spend_meter(
                                   start_hour)
     earlier = []
     for at, agent, record in await storage.engine.records_of_mind("claude", day_start):
-        earlier += [(agent, at, model, usage) for model, usage in requests_in_record(record)]
+        earlier += [(agent, at, model, usage, batch)
+                    for model, usage, batch in requests_in_record(record)]
     meter = SpendMeter(
         config.settings.claude.price_table(),
         Budgets(budgets.per_run, budgets.per_agent_per_day, budgets.per_tick),

@@ -80,6 +80,8 @@ class RunState:
     """This observer only watches: another process changes the world."""
     changer: str | None = None
     """Who changes the world, in words, when watching only (None: nobody says)."""
+    waiting: str | None = None
+    """What the world's changer waits on, in words (a Message Batch), when watching."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,6 +125,10 @@ def build_parser(project_dir: Path) -> argparse.ArgumentParser:
                              "(--run: one JSON object per tick)")
     parser.add_argument("--quiet", action="store_true",
                         help="with --run: print only the summary")
+    parser.add_argument("--economy", action="store_true",
+                        help="with --run: send the Claude agents' requests of each step "
+                             "as one Message Batch, at half price; a step may then wait "
+                             "up to an hour (for unattended runs)")
     parser.add_argument("--once", action="store_true",
                         help="with --gardener: run one cycle now and exit")
     parser.add_argument("--mind", choices=MIND_CHOICES,
@@ -210,6 +214,8 @@ def parse_args(argv: Sequence[str] | None, project_dir: Path) -> argparse.Namesp
         parser.error("--json goes with --status, --run or --compare")
     if args.quiet and not args.run:
         parser.error("--quiet goes with --run")
+    if args.economy and not args.run:
+        parser.error("--economy goes with --run")
     if args.once and not args.gardener:
         parser.error("--once goes with --gardener")
     if args.mind is not None and (args.status or args.init or args.map is not None

@@ -15,6 +15,9 @@ import json
 import signal
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from config import HearthConfig, RuntimeEnv
 from engine.wiring import check_claude_before_a_world, choose_minds, wire_engine
@@ -24,6 +27,7 @@ from services.budget import spend_rate
 from services.command_errors import EXIT_BUDGET, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME
 from services.init_command import init_world
 from storage import Storage, StorageError
+from storage.batch_file import BatchWait, write_pending
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                      if hasattr(signal, name))
@@ -32,14 +36,15 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SI
 
 async def run_world(
     env: RuntimeEnv, config: HearthConfig, count: int, *, quiet: bool, as_json: bool,
-    mind: str | None = None,
+    mind: str | None = None, economy: bool = False,
 ) -> int:
     """`_run_world`, with a disk that fails it (full, failing, read-only) said in one line
     naming where; what was committed stays, and the next run goes on from it."""
     from storage.errors import is_storage_fault, storage_fault_line
 
     try:
-        return await _run_world(env, config, count, quiet=quiet, as_json=as_json, mind=mind)
+        return await _run_world(env, config, count, quiet=quiet, as_json=as_json, mind=mind,
+                                economy=economy)
     except OSError as exc:
         if is_storage_fault(exc):
             raise StorageError(storage_fault_line(exc)) from None
@@ -48,7 +53,7 @@ async def run_world(
 
 async def _run_world(
     env: RuntimeEnv, config: HearthConfig, count: int, *, quiet: bool, as_json: bool,
-    mind: str | None = None,
+    mind: str | None = None, economy: bool = False,
 ) -> int:
     """Live `count` ticks; Ctrl+C finishes the turn in flight and stops.
 
@@ -65,7 +70,9 @@ async def _run_world(
     synchronous = config.settings.storage.synchronous
     async with Storage(env.data_dir, create=False, synchronous=synchronous) as storage:
         budget: list[str] = []  # which budget stopped the run, in words
-        wired = await wire_engine(env, config, storage, mind, budget.append)
+        wired = await wire_engine(env, config, storage, mind, budget.append,
+                                  economy=economy,
+                                  on_pending=_say_pending(env.data_dir, notes, quiet))
         engine, meter, claude = wired.engine, wired.meter, wired.claude
         await engine.initialize()
         engine.write_behind_on()  # close() waits for the last tick's write
@@ -151,3 +158,19 @@ async def _run_world(
             print(f"Stopped at tick {engine.tick}; everything done so far is saved.", file=notes)
             return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def _say_pending(data_dir: Path, notes: Any, quiet: bool) -> Callable[[Any], None]:
+    """`--economy`: a line when the agents' requests wait on a Message Batch, so a run
+    that pauses for up to an hour says why; and `data/batch.json` for a watching
+    observer (storage/batch_file.py), taken away when none is pending."""
+    def say(pending: Any) -> None:
+        if pending is None:
+            write_pending(data_dir, None)
+            return
+        since = time.time() - max(0.0, time.monotonic() - pending.since)
+        write_pending(data_dir, BatchWait(pending.batches, pending.requests, since))
+        if not quiet:
+            print(f"(waiting on {pending.batches} Message Batch(es) of {pending.requests} "
+                  "request(s); results usually come within the hour)", file=notes, flush=True)
+    return say

@@ -43,6 +43,7 @@ from observe.api import ObserverAPI, RunState, Update
 from observe.snapshot import FeedLine, WorldSnapshot
 from services.simulation import Simulation, load_simulation
 from storage import DB_FILENAME, Storage, StorageError
+from storage.batch_file import read_pending
 from storage.world_lock import holder
 
 if TYPE_CHECKING:
@@ -307,6 +308,7 @@ class WatchingAPI(ObserverAPI):
                  history: HistoryReader | None = None, poll_seconds: float = POLL_SECONDS,
                  feed_size: int = 5000) -> None:
         self.follower = WorldFollower(data_dir, config, poll_seconds=poll_seconds)
+        self._data_dir = data_dir
         super().__init__(self.follower, history=history,  # type: ignore[arg-type]
                          feed_size=feed_size)
         self._stored = StoredLines(history) if history is not None else None
@@ -324,8 +326,10 @@ class WatchingAPI(ObserverAPI):
         if len(recent) >= 2 and recent[-1][0] > recent[0][0]:
             speed = (recent[-1][1] - recent[0][1]) / (recent[-1][0] - recent[0][0])
         follower = self.follower
+        wait = read_pending(self._data_dir) if follower.changer is not None else None
         return RunState(follower.is_running, True, 0, speed, follower.trouble,
-                        watch_only=True, changer=follower.changer)
+                        watch_only=True, changer=follower.changer,
+                        waiting=None if wait is None else wait.words(time.time()))
 
     def perception(self, name: str) -> Future[str]:
         future: Future[str] = Future()

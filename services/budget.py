@@ -21,14 +21,14 @@ from core.model_catalog import price_in
 from core.spend import Price, Usage, cost
 
 
-def requests_in_record(record_json: str) -> list[tuple[str, Usage]]:
-    """(model, usage) of every request a stored turn record holds: its Claude mind's and
-    its model narrator's. A record without any, or one that cannot be read, gives []."""
+def requests_in_record(record_json: str) -> list[tuple[str, Usage, bool]]:
+    """(model, usage, in a batch) of every request a stored turn record holds: its Claude
+    mind's and its model narrator's. A record without any, or one unreadable, gives []."""
     try:
         record = json.loads(record_json)
     except ValueError:
         return []
-    found: list[tuple[str, Usage]] = []
+    found: list[tuple[str, Usage, bool]] = []
     if not isinstance(record, Mapping):
         return found
     for part in (record.get("mind"), record.get("narration")):
@@ -37,7 +37,7 @@ def requests_in_record(record_json: str) -> list[tuple[str, Usage]]:
         model, requests = part.get("model"), part.get("requests")
         if not isinstance(model, str) or not isinstance(requests, list):
             continue
-        found += [(model, Usage.of(r["usage"])) for r in requests
+        found += [(model, Usage.of(r["usage"]), r.get("batch") is True) for r in requests
                   if isinstance(r, Mapping) and isinstance(r.get("usage"), Mapping)]
     return found
 
@@ -61,12 +61,12 @@ class SpendMeter:
         prices: Mapping[str, Price],
         budgets: Budgets,
         ticks_per_day: int,
-        earlier: Iterable[tuple[str, int, str, Usage]] = (),
+        earlier: Iterable[tuple[str, int, str, Usage] | tuple[str, int, str, Usage, bool]] = (),
         now: int | None = None,
         start_hour: int = 0,
     ) -> None:
-        """`earlier`: (agent, tick, model, usage) of requests made before this run, which
-        count towards each agent's day but not towards this run; `now`, the tick the run
+        """`earlier`: (agent, tick, model, usage[, in a batch]) of requests made before this
+        run, which count towards each agent's day but not towards this run; `now`, the tick the run
         starts at: a day's budget already spent is reached from the start. Days are the
         world clock's (`start_hour` is the hour tick 0 falls on): they turn at midnight."""
         self.prices = dict(prices)
@@ -81,11 +81,11 @@ class SpendMeter:
         self._ticks: dict[int, float] = {}
         self._days: dict[tuple[str, int], float] = {}
         self._reached: str | None = None
-        for agent, tick, model, usage in earlier:
+        for agent, tick, model, usage, *batch in earlier:
             key = (agent, self.day(tick))
             price = price_in(self.prices, model)
             if price is not None:  # a model priced no longer is not held against anyone
-                self._days[key] = self._days.get(key, 0.0) + cost(usage, price)
+                self._days[key] = self._days.get(key, 0.0) + cost(usage, price, any(batch))
         limit = budgets.per_agent_per_day
         if now is not None and limit is not None:
             for (agent, day), spent in sorted(self._days.items()):
@@ -106,15 +106,16 @@ class SpendMeter:
                 f"no price for {', '.join(missing)} in settings.yaml (claude.prices); "
                 "add one so spend can be counted and budgets kept")
 
-    def cost(self, model: str, usage: Usage) -> float:
+    def cost(self, model: str, usage: Usage, batch: bool = False) -> float:
         price = price_in(self.prices, model)
         if price is None:
             raise UnpricedModel(f"no price for {model} in settings.yaml (claude.prices)")
-        return cost(usage, price)
+        return cost(usage, price, batch)
 
-    def add(self, agent: str, tick: int, model: str, usage: Usage) -> float:
-        """Count one request; gives its cost."""
-        spent = self.cost(model, usage)
+    def add(self, agent: str, tick: int, model: str, usage: Usage, batch: bool = False
+            ) -> float:
+        """Count one request (`batch`: answered in a Message Batch); gives its cost."""
+        spent = self.cost(model, usage, batch)
         self.run += spent
         self.usage = self.usage + usage
         self.by_agent[agent] = self.by_agent.get(agent, 0.0) + spent

@@ -339,14 +339,14 @@ def _spend(records: list[tuple[int, str, str]], prices: Mapping[str, Price]) -> 
     asked: dict[str, int] = {}
     unpriced: dict[str, int] = {}
     for _tick, agent, record in records:
-        for model, usage in requests_in_record(record):
+        for model, usage, batch in requests_in_record(record):
             price = price_in(prices, model)
             used[agent] = used.get(agent, Usage()) + usage
             asked[agent] = asked.get(agent, 0) + 1
             if price is None:
                 unpriced[agent] = unpriced.get(agent, 0) + 1
             else:
-                usd[agent] = usd.get(agent, 0.0) + cost(usage, price)
+                usd[agent] = usd.get(agent, 0.0) + cost(usage, price, batch)
     return [AgentSpend(name, round(usd.get(name, 0.0), 6), asked[name], u.input, u.output,
                        u.cache_write, u.cache_read, unpriced.get(name, 0))
             for name, u in sorted(used.items())]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from adapters.claude_mind.prompt import EPHEMERAL
+from adapters.claude_mind.prompt import cache_mark
 
 Message = dict[str, Any]
 
@@ -152,7 +152,8 @@ def drop_thinking(history: list[Message], *, even_open: bool = False) -> int:
     return dropped
 
 
-def with_breakpoint(history: Sequence[Message], settled: int | None = None) -> list[Message]:
+def with_breakpoint(history: Sequence[Message], settled: int | None = None,
+                    ttl: str | None = None) -> list[Message]:
     """The messages to send: the history, its last block marked as a cache breakpoint,
     and the last block of message `settled - 1` too when given (the end of what earlier
     turns left, which stays as it is from now on): the next turn's request then finds
@@ -169,7 +170,7 @@ def with_breakpoint(history: Sequence[Message], settled: int | None = None) -> l
         # A thinking block cannot carry a breakpoint: mark the last block that can.
         where = [i for i, b in enumerate(blocks) if b.get("type") not in THINKING]
         if where:
-            blocks[where[-1]]["cache_control"] = dict(EPHEMERAL)
+            blocks[where[-1]]["cache_control"] = cache_mark(ttl)
             out[at] = {"role": message["role"], "content": blocks}
     return out
 

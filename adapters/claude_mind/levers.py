@@ -36,6 +36,11 @@ class Levers:
     it, so nothing older may change while it stays open."""
     thinking: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """`thinking.type` sent per model id (absent: the model's default, adaptive)."""
+    hour_cache_after: float | None = None
+    """Seconds: when an agent's last turn began longer ago than this (a slow world, a
+    long night, batches that take their time), its requests write the cache for an
+    hour (2x the input price) instead of 5 minutes (1.25x), which would be gone before
+    its next turn and written again whole. None: always 5 minutes."""
 
     def thinking_for(self, model: str, effort: str | None) -> dict[str, str] | None:
         """The `thinking` a request carries (None: none, the model's default)."""
@@ -44,6 +49,13 @@ class Levers:
                             and EFFORTS.index(effort) > EFFORTS.index(LIGHT_UP_TO)):
             return None
         return {"type": kind}
+
+    def ttl(self, since_last: float | None) -> str | None:
+        """The cache lifetime a turn's requests write ("1h"; None: the 5-minute default),
+        given the seconds since the agent's previous turn began (None: its first)."""
+        if self.hour_cache_after is None or since_last is None:
+            return None
+        return "1h" if since_last > self.hour_cache_after else None
 
     def effort(self, own: str | None, follow_up: bool) -> str | None:
         if follow_up and self.follow_up_effort is not None:
@@ -66,7 +78,8 @@ def levers_of(settings: Any, models: Sequence[str]) -> Levers:
             known = facts(model)
             if known is not None and known.lightest is not None:
                 light[model] = known.lightest
-    return Levers(follow_up_effort=settings.follow_up_effort,
+    return Levers(hour_cache_after=settings.hour_cache_after_seconds,
+                  follow_up_effort=settings.follow_up_effort,
                   results_next_turn=settings.results_next_turn,
                   keep_thinking=settings.results_next_turn,
                   thinking=MappingProxyType(light))

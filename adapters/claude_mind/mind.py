@@ -37,41 +37,29 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import anthropic
 
-from adapters.capacity import Capacities, Capacity, CapacityClosed
+from adapters.capacity import Capacities, Capacity
+from adapters.claude_batches import BatchGate
 from adapters.claude_calls import (
     CallPolicy,
-    GaveUp,
     Prepared,
-    Unservable,
-    ask,
-    describe,
-    halting_cause,
-    prompt_too_long,
 )
 from adapters.claude_mind import history as h
 from adapters.claude_mind.compaction import compact, fold_all, history_chars
-from adapters.claude_mind.history import cut_off_note
 from adapters.claude_mind.levers import Levers
 from adapters.claude_mind.prompt import TURN_ENDS, system_blocks, tool_params, turn_ends_later
 from adapters.claude_mind.request_plan import RequestPlan
+from adapters.claude_mind.turn import ClaudeMindError, ClaudeProfile, ClaudeTurn
 from adapters.claude_models import Lineup
 from adapters.client_shards import ClientShards
 from adapters.model_memory import ModelMemory, write_trace
-from core.spend import Usage
 from core.types import AgentName
 from services.budget import SpendMeter
 from services.mind import (
-    MindError,
-    MindHalt,
-    ToolCall,
-    ToolOutcome,
     ToolSpec,
-    TurnNotBegun,
     TurnStart,
 )
 
@@ -79,33 +67,6 @@ log = logging.getLogger("hearth.claude")
 
 Trace = Callable[[str, Mapping[str, Any]], None]
 """Where trace records go: (agent, record). storage.traces.TraceWriter.write_now fits."""
-
-ENDING_STOPS = frozenset({"end_turn", "stop_sequence", "pause_turn"})
-CUT_SHORT_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
-
-
-class _Stopped(Exception):
-    """Stopping while a later request of the turn waited for room: the turn ends there."""
-
-
-class ClaudeMindError(MindError):
-    """A request failed for good (after its retries); the message says why."""
-
-
-class ClaudeMindHalt(ClaudeMindError, MindHalt):
-    """The API refused in a way no retry mends (a wrong key, a retired model): the run
-    stops; the message says what to fix."""
-
-
-@dataclass(frozen=True)
-class ClaudeProfile:
-    """Who a Claude mind speaks for: the model, the agent's own personality text, and how
-    hard it thinks (None: the model's default)."""
-
-    model: str
-    personality: str
-    effort: str | None = None
-
 
 class ClaudeMind:
     """Implements services.mind.Mind with one `AsyncAnthropic` client for any number of agents."""
@@ -137,6 +98,9 @@ class ClaudeMind:
         self.client = client
         self.levers = levers or Levers()
         """What each turn spends (adapters/claude_mind/levers.py)."""
+        self.batches: BatchGate | None = None
+        """Unattended (`--economy`): every request goes into its step's Message Batch
+        (adapters/claude_batches.py), at half price, answered within the hour."""
         self.shards = ClientShards((client, *more_clients))
         """The clients agents are spread over (adapters/client_shards.py)."""
         self.capacities = capacities
@@ -167,7 +131,9 @@ class ClaudeMind:
         self.plan = RequestPlan()
         """What each request is planned to cost against its model's limits."""
         # Serialized once (adapters/claude_calls.py Prepared): the same in every request.
-        self._systems: dict[str, Prepared] = {}
+        self._systems: dict[tuple[str, str | None], Prepared] = {}
+        self._began: dict[str, float] = {}
+        """When each agent's latest turn began (the mind's clock): Levers.ttl."""
         self._tools: tuple[tuple[ToolSpec, ...], Prepared] | None = None
 
     # ------------------------------------------------------------------ Mind
@@ -177,10 +143,13 @@ class ClaudeMind:
         profile = self.profiles.get(name)
         if profile is None:
             raise ClaudeMindError(f"no Claude profile for {name} (is it in agents.yaml?)")
-        system = self._systems.get(name)
+        now = self.clock()
+        ttl = self.levers.ttl(None if name not in self._began else now - self._began[name])
+        self._began[name] = now
+        system = self._systems.get((name, ttl))
         if system is None:
-            system = self._systems[name] = Prepared(system_blocks(
-                name, profile.personality, self._turn_ends(start.tools)))
+            system = self._systems[(name, ttl)] = Prepared(system_blocks(
+                name, profile.personality, self._turn_ends(start.tools), ttl))
         history = self.memory.history(name)
         tools = self._tool_params(start.tools)
         # A request with a cold cache writes all its history: it must fit the model's
@@ -200,6 +169,7 @@ class ClaudeMind:
         turn = ClaudeTurn(self, start, profile, self.memory.history(name), system, tools)
         turn.folded = folded
         turn.room = room
+        turn.ttl = ttl
         return turn
 
     def get_state(self, agent: AgentName) -> Mapping[str, Any]:
@@ -265,238 +235,3 @@ class ClaudeMind:
         write_trace(self.trace, agent, record)
 
 
-class ClaudeTurn:
-    """One agent's turn in progress (services.mind.MindTurn)."""
-
-    def __init__(
-        self,
-        mind: ClaudeMind,
-        start: TurnStart,
-        profile: ClaudeProfile,
-        history: list[h.Message],
-        system: Prepared,
-        tools: Prepared,
-    ) -> None:
-        self.mind = mind
-        self.start = start
-        self.profile = profile
-        self.history = history
-        self.system = system
-        self.tools = tools
-        self.first = len(history)
-        """Where this turn's messages begin in the history."""
-        self.opening: tuple[int, h.Message | None] = (len(history), None)
-        """What adding the perception did (history.add_user_text), to take it back."""
-        self.requests: list[dict[str, Any]] = []
-        self.folded = 0
-        """Messages folded into the summary as this turn began."""
-        self.room: int | None = None
-        """The most history a request may carry (ClaudeMind.begin), None: no limit."""
-        self.later = False
-        """The turn ended on results its next turn opens with (Levers.results_next_turn)."""
-        self.stop: str | None = None
-        self.ended = ""
-        self.retry_cut = False
-        """A reply was just cut off by max_tokens with calls in it: ask once more."""
-        self.cut_retried = False
-        self.deadline = mind.clock() + mind.turn_deadline
-        mind._trace(start.agent, {"type": "turn_start", "tick": start.tick,
-                                  "model": profile.model})
-
-    async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
-        if self.stop is not None and self.stop != "tool_use":
-            return ()  # the model already ended the turn
-        if self.mind.budget_reached() is not None:
-            self.stop = "budget"  # nothing more is sent; open calls are answered at finish
-            return ()
-        first = not self.requests
-        if not first and self.mind.stopping():
-            self.stop = "stopping"  # the run is ending: what was done stands
-            return ()
-        if first:
-            h.close_open_calls(self.history)  # a history restored in mid-exchange
-            self.opening = h.add_user_text(self.history, self.start.perception.as_text())
-            self.first = self.opening[0]
-        elif self.mind.levers.later(outcomes, self.start.tools) and self._room_for(outcomes):
-            self.later = True  # finish() answers the calls; the next turn opens with them
-            return ()
-        else:
-            self.history.append(self._results(outcomes))
-        try:
-            reply = await self._ask(first)
-            calls = self._take(reply)
-            if self.retry_cut and self.mind.budget_reached() is None \
-                    and not self.mind.stopping():
-                # Cut off while calling: told so (the note), it may make the call again.
-                self.retry_cut, self.cut_retried = False, True
-                calls = self._take(await self._ask(False))
-        except _Stopped:  # stopping while the next request waited for room
-            self.stop = "stopping"
-            return ()
-        return calls
-
-    def _room_for(self, outcomes: Sequence[ToolOutcome]) -> bool:
-        """Whether the history, these results added, stays below where it compacts: a
-        compaction must find the tool loop closed (its thinking is bound to the start
-        that compaction rewrites), so the turn that reaches it asks once more."""
-        memory = self.mind.memory
-        size = memory.size(self.history) + sum(len(o.text) + 200 for o in outcomes)
-        most = memory.compact_above_chars if self.room is None else min(
-            memory.compact_above_chars, self.room)
-        return size <= most
-
-    def _waited(self, seconds: float) -> None:
-        """Time spent waiting for room at the endpoint is not the API failing: the
-        turn's deadline moves on by as much."""
-        self.deadline += seconds
-
-    async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
-        if h.open_calls(self.history):  # stopped by the action limit: answer what was asked
-            self.history.append(self._results(outcomes))
-        self.ended = reason
-        self.mind._trace(self.start.agent, {
-            "type": "turn_end", "tick": self.start.tick, "ended": reason, "stop": self.stop,
-            "requests": len(self.requests),
-        })
-
-    def record(self) -> Mapping[str, Any]:
-        record = {"mind": "claude", "model": self.profile.model, "stop": self.stop,
-                  "requests": self.requests, "messages": self.history[self.first:]}
-        if self.folded:
-            record["folded"] = self.folded
-        if self.mind.levers.keep_thinking:
-            record["thinking"] = "kept"  # adapters/memory_rebuild.py: not dropped at the start
-        if self.later:
-            record["results"] = "next_turn"
-        return record
-
-    # ------------------------------------------------------------------ one request
-
-    async def _ask(self, first: bool) -> anthropic.types.Message:
-        agent, tick = self.start.agent, self.start.tick
-        started = time.perf_counter()
-        mind = self.mind
-        client = mind.shards.of(agent)
-        capacity = mind.capacity_of(agent, self.profile.model)
-        options = mind.request_options(self.profile, follow_up=not first)
-        planned = None if capacity is None else mind.plan.input_of(
-            agent, len(self.system.json) + len(self.tools.json), self.history, mind.clock())
-        try:
-            reply = await ask(
-                client, mind.policy, self.deadline, clock=mind.clock,
-                capacity=capacity, stopping=mind.stopping, on_wait=self._waited,
-                input_tokens=planned,
-                resize=lambda: mind.plan.sized(capacity, self.profile.model, options,
-                                               mind.plan.scale(self.profile.model)),
-                model=self.profile.model,
-                tools=self.tools,
-                system=self.system,
-                messages=h.with_breakpoint(self.history, self.first),
-                **options,
-            )
-        except CapacityClosed:
-            # The run began to stop while the request waited for room: nothing was sent.
-            if first:
-                h.undo_user_text(self.history, self.opening)
-                mind._trace(agent, {"type": "turn_end", "tick": tick, "ended": "not_begun",
-                                    "stop": "stopping", "requests": 0})
-                raise TurnNotBegun("the run stopped before the turn's first request was "
-                                   "sent; the next run gives the turn back") from None
-            raise _Stopped from None
-        except (anthropic.APIError, GaveUp) as exc:
-            cause = describe(exc)
-            halt = halting_cause(exc)
-            if prompt_too_long(exc):
-                mind.memory.squeeze_next(agent)
-            elif (isinstance(exc, Unservable) and exc.kind == "input-tokens"
-                  and len(self.history) > 1):
-                # Input no bucket holds, with history that can be folded: it is, before
-                # the agent's next turn; only the agent's turn ends, not the run.
-                mind.memory.squeeze_next(agent)
-                mind.plan.forget(agent)
-                halt = None
-            if first:  # nothing of this turn happened: as if it had never asked
-                h.undo_user_text(self.history, self.opening)
-            self.stop = "error"
-            self.requests.append({"error": cause, "ms": _ms(started)})
-            mind._trace(agent, {"type": "request_failed", "tick": tick, "error": cause})
-            mind._trace(agent, {"type": "turn_end", "tick": tick, "ended": "error",
-                                "stop": "error", "requests": len(self.requests)})
-            if halt is not None:
-                raise ClaudeMindHalt(halt) from None
-            raise ClaudeMindError(cause) from None
-        usage = Usage.of_reply(reply.usage)
-        summary: dict[str, Any] = {"stop": reply.stop_reason, "usage": usage.to_json(),
-                                   "ms": _ms(started)}
-        meter = mind.meter
-        if meter is not None:
-            summary["usd"] = round(meter.add(agent, tick, self.profile.model, usage), 6)
-        self.requests.append(summary)
-        self.mind._trace(agent, {"type": "request", "tick": tick, **summary})
-        return reply
-
-    def _take(self, reply: anthropic.types.Message) -> Sequence[ToolCall]:
-        """Keep the reply in the history; the calls to run (none ends the turn)."""
-        content = [_block(b) for b in reply.content]
-        stop = reply.stop_reason or "end_turn"
-        self.stop = stop
-        if stop == "refusal":
-            # Take the refused perception out, so the next turn starts afresh; results
-            # of calls already run stay (they are what happened). Nothing else is kept.
-            if len(self.requests) == 1:
-                h.undo_user_text(self.history, self.opening)
-            return ()
-        if stop in CUT_SHORT_STOPS:
-            # A call in a cut-off reply may be incomplete: it is neither run nor sent back
-            # (a tool_use must be answered in the next message); the note says so instead.
-            dropped = [str(b.get("name")) for b in content if b.get("type") == "tool_use"]
-            self.history.append(h.assistant(h.without_calls(content)))
-            h.add_user_text(self.history, cut_off_note(stop, dropped))
-            self.mind._trace(self.start.agent, {"type": "cut_off", "tick": self.start.tick,
-                                                "stop": stop, "dropped": dropped})
-            if stop == "model_context_window_exceeded":
-                self.mind.memory.squeeze_next(self.start.agent)
-            else:
-                self.mind.plan.cut(self.profile.model)
-                self.retry_cut = bool(dropped) and not self.cut_retried
-            return ()
-        self.history.append(h.assistant(content))
-        if stop != "tool_use":
-            if stop not in ENDING_STOPS:
-                log.warning("%s: unknown stop reason %r ends the turn", self.start.agent, stop)
-            h.close_open_calls(self.history)
-            return ()
-        calls = [ToolCall(b["id"], b["name"], b.get("input") or {})
-                 for b in content if b.get("type") == "tool_use"]
-        for call in calls:
-            self.mind._trace(self.start.agent, {"type": "tool_call", "tick": self.start.tick,
-                                                "tool": call.name, "input": call.arguments})
-        return calls
-
-    def _results(self, outcomes: Sequence[ToolOutcome]) -> h.Message:
-        by_id = {o.call_id: o for o in outcomes}
-        answers = []
-        for call_id in h.open_calls(self.history):
-            outcome = by_id.get(call_id)
-            if outcome is None:
-                answers.append((call_id, h.NOT_RUN, True))
-                continue
-            answers.append((call_id, outcome.text, not outcome.success))
-            self.mind._trace(self.start.agent, {
-                "type": "tool_result", "tick": self.start.tick, "tool": outcome.name,
-                "ok": outcome.success, "text": outcome.text})
-        return h.tool_results(answers)
-
-
-def _block(block: Any) -> dict[str, Any]:
-    """A reply's content block as the plain value the API takes back."""
-    kind = getattr(block, "type", None)
-    if kind == "text":
-        return {"type": "text", "text": block.text}
-    if kind == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    return block.model_dump(mode="json", exclude_none=True)
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 1)

@@ -99,14 +99,19 @@ def system_prompt(name: str, personality: str, turn_ends: str = TURN_ENDS) -> st
     return f"You are {name}.\n\n{personality.strip()}\n\n{rules}"
 
 
-def system_blocks(name: str, personality: str, turn_ends: str = TURN_ENDS
-                  ) -> list[dict[str, Any]]:
+def cache_mark(ttl: str | None = None) -> dict[str, str]:
+    """A breakpoint's cache_control: the 5-minute default, or `ttl` ("1h")."""
+    return {**EPHEMERAL, "ttl": ttl} if ttl else dict(EPHEMERAL)
+
+
+def system_blocks(name: str, personality: str, turn_ends: str = TURN_ENDS,
+                  ttl: str | None = None) -> list[dict[str, Any]]:
     """The system prompt as one text block carrying a cache breakpoint.
 
     The breakpoint covers tools and system together (tools come first in the cached
     prefix), so one is enough for both."""
     return [{"type": "text", "text": system_prompt(name, personality, turn_ends),
-             "cache_control": dict(EPHEMERAL)}]
+             "cache_control": cache_mark(ttl)}]
 
 
 def tool_params(specs: Sequence[ToolSpec]) -> list[dict[str, Any]]:

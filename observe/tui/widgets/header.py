@@ -101,6 +101,8 @@ def watch_words(state: RunState) -> tuple[str, str]:
            else "nobody changes this world now (open it again to run it)")
     if state.error is not None:
         return f"👁 watching only: {who}; {state.error}", "bold yellow"
+    if state.waiting is not None:
+        return f"👁 watching only: {who}, {state.waiting}", "bold cyan"
     return f"👁 watching only: {who}", "bold cyan"
 
 

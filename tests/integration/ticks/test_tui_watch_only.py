@@ -198,3 +198,36 @@ def test_a_follower_sees_commits_and_stops_when_its_world_is_replaced(
         assert follower.trouble is not None and "replaced or moved" in follower.trouble
     finally:
         follower.stop()
+
+
+def test_a_watcher_says_when_the_run_waits_on_a_message_batch(
+    busy_world, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 42: a `--run --economy` waiting on its batch leaves `data/batch.json`
+    (storage/batch_file.py); the watching header says so, and stops saying it once the
+    note is gone."""
+    from storage.batch_file import BatchWait, write_pending
+
+    data, agents, writer, _ = busy_world
+    lines: list[str] = []
+
+    async def drive(api, data_dir: str, clock=None) -> int:
+        app = HearthApp(api, clock)
+        async with app.run_test(size=SIZE) as pilot:
+            header = app.query_one(HearthHeader)
+            write_pending(data, BatchWait(1, 3, time.time() - 130))
+            await _until(lambda: "Message Batch" in header.line.plain)
+            lines.append(header.line.plain)
+            write_pending(data, None)
+            await _until(lambda: "Message Batch" not in header.line.plain)
+            lines.append(header.line.plain)
+            await pilot.press("q")
+        return 0
+
+    monkeypatch.setattr("observe.tui.observe_world",
+                        lambda api, data_dir, clock=None: asyncio.run(drive(api, data_dir, clock)))
+    request = watch_command.Watch(RuntimeEnv(data, agents, None), load_config(None), None)
+    assert watch_command.watch(request) == 0
+    assert "waiting on a Message Batch of 3 request(s) for 2 min" in lines[0], lines
+    assert f"process {writer.pid} " in lines[0] and "watching only" in lines[1]
+    assert not (data / "batch.json").exists()

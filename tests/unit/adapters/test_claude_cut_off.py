@@ -6,7 +6,7 @@ tool_use block, which is not a call to run (its input may be half written). And 
 tool_use must be answered by a tool_result in the next message (the stand-in's TOOL_USE
 rule), so the incomplete block must not go back unanswered either.
 
-Hearth's rule (adapters/claude_mind/mind.py): the cut call is not run and its block is not
+Hearth's rule (adapters/claude_mind/turn.py): the cut call is not run and its block is not
 sent back; a note after the reply tells the model it was cut off and which call was not
 run, and the model is asked once more within the turn. Through the real SDK over
 httpx2.MockTransport; the stand-in is the strict one, made to end a cut reply with a
@@ -19,7 +19,7 @@ import datetime as dt
 from typing import Any
 
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
-from adapters.claude_mind.mind import cut_off_note
+from adapters.claude_mind.history import cut_off_note
 from adapters.claude_models import check_models
 from core.actions import ActionResult
 from core.perception import Perception

@@ -15,8 +15,7 @@ import pytest
 
 from adapters.claude_calls import CallPolicy
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
-from adapters.claude_mind.history import NOT_RUN, SILENCE
-from adapters.claude_mind.mind import cut_off_note
+from adapters.claude_mind.history import NOT_RUN, SILENCE, cut_off_note
 from core.actions import ActionResult
 from core.perception import Perception
 from core.terrain import Terrain, Weather

@@ -79,10 +79,25 @@ def test_a_model_without_a_price_is_refused_before_use():
 
 def test_requests_are_read_back_from_a_stored_record():
     record = json.dumps({"actions": [], "mind": {"model": "sonnet", "requests": [
-        {"usage": {"input": 10, "output": 2}}, {"error": "the API answered 500"}]},
+        {"usage": {"input": 10, "output": 2}}, {"error": "the API answered 500"},
+        {"usage": {"input": 4}, "batch": True}]},
         "narration": {"model": "haiku", "requests": [{"usage": {"input": 7}}]}})
-    assert requests_in_record(record) == [("sonnet", Usage(input=10, output=2)),
-                                          ("haiku", Usage(input=7))]
+    assert requests_in_record(record) == [("sonnet", Usage(input=10, output=2), False),
+                                          ("sonnet", Usage(input=4), True),
+                                          ("haiku", Usage(input=7), False)]
     assert requests_in_record("not json") == []
     assert requests_in_record(json.dumps({"mind": {"requests": "x"}})) == []
     assert requests_in_record(json.dumps([1, 2])) == []
+
+
+def test_a_request_answered_in_a_batch_costs_half() -> None:
+    """https://platform.claude.com/docs/en/build-with-claude/batch-processing: 50% of the
+    standard price, every token kind."""
+    meter = SpendMeter({"sonnet": Price(2.0, 10.0, 2.5, 0.1)}, Budgets(), 24)
+    usage = Usage(input=1_000, output=1_000, cache_write=1_000, cache_read=1_000)
+    live = meter.add("Ember", 0, "sonnet", usage)
+    batched = meter.add("Ember", 0, "sonnet", usage, batch=True)
+    assert batched == pytest.approx(live / 2) and live == pytest.approx(0.0146)
+    earlier = SpendMeter({"sonnet": Price(2.0, 10.0, 2.5, 0.1)}, Budgets(per_agent_per_day=0.01),
+                         24, [("Ember", 0, "sonnet", usage, True)], now=1)
+    assert earlier.reached() is None  # $0.0073 of $0.01: half price counted, not full
