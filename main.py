@@ -94,7 +94,7 @@ async def run(args: argparse.Namespace) -> int | Watch:
     if args.run:
         from observe.run_command import run_world
         return await run_world(env, config, args.run, quiet=args.quiet, as_json=args.json,
-                               mind=args.mind)
+                               mind=args.mind, economy=args.economy)
     from observe.watch_command import open_world
     return await open_world(env, config, args.mind, create=not args.watch)
 
