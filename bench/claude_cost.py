@@ -67,7 +67,7 @@ TODAY = dt.date(2026, 11, 26)
 SIZE = (48, 40)
 AGENTS = 3
 SEED = 11
-DAYS = 2
+DAYS = 4
 BATCH_SECONDS = 60.0
 """`economy`: how long the stand-in takes to end a Message Batch (the docs: most within
 the hour; an assumption well inside the prompt cache's 5 minutes, see DESIGN.md)."""
@@ -249,7 +249,7 @@ def figures(results: Sequence[Measured], ticks: int) -> list[Figure]:
                 value += f"; {day.per_agent / high:.2f}-{day.per_agent / low:.2f}x 4.5"
                 target = f"{name} measured ${low:.2f}-${high:.2f}"
             out.append(Figure(
-                f"$ per agent-day, {r.model} + {narrator} narrator, day {i} "
+                f"$ per agent-day, {r.model} + {narrator} narrator, asleep 22-06, day {i} "
                 f"({ticks} ticks, {day.turns} turns)", value + ")", target))
         for i, day in enumerate(r.days, 1):
             if day.turns:
@@ -274,7 +274,7 @@ def figures(results: Sequence[Measured], ticks: int) -> list[Figure]:
 def run(ticks: int | None = None, models: Sequence[str] = MODELS, days: int = DAYS
         ) -> list[Figure]:
     per_day = ticks or load_config(None).settings.time.ticks_per_day
-    results = [asyncio.run(measure(m, per_day, days=days)) for m in models]
+    results = [asyncio.run(measure(m, per_day, days=days, sleeps=True)) for m in models]
     return figures(results, per_day)
 
 

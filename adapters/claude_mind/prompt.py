@@ -85,11 +85,12 @@ TURN_ENDS = "- A turn ends when you stop calling tools. You may end a turn witho
 def turn_ends_later(informing: Sequence[str]) -> str:
     """How a turn ends when results that ask for nothing wait for the next turn
     (Levers.results_next_turn), naming the tools whose results come back at once."""
-    return ("- A turn ends when you stop calling tools, or as soon as all you did worked "
-            "and asked to learn nothing (a step, a gathering, a sign written): how it went "
-            "opens your next turn. What you asked to learn (" + ", ".join(informing)
-            + "), and anything that could not be done, comes back at once, and you may go "
-            "on. You may make several calls in one reply, and end a turn without acting.")
+    return ("- A turn ends when you stop calling tools. It may also end once all you did "
+            "worked and asked to learn nothing (a step, a gathering, a sign written): then "
+            "how it went opens your next turn. What you asked to learn ("
+            + ", ".join(informing) + "), and anything that could not be done, always comes "
+            "back at once, and you may go on. You may make several calls in one reply, "
+            "and end a turn without acting.")
 
 
 def system_prompt(name: str, personality: str, turn_ends: str = TURN_ENDS) -> str:

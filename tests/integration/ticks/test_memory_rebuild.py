@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from adapters.claude_batches import BatchGate
 from adapters.claude_mind import ClaudeMind, ClaudeProfile
 from adapters.claude_mind.history import history_problem
 from adapters.claude_mind.levers import Levers, levers_of
@@ -120,13 +121,21 @@ SHIPPED = levers_of(ClaudeSettings(), [SONNET])
 """settings.yaml's levers: results wait for the next turn, thinking kept, light thinking."""
 
 
-@pytest.mark.parametrize("levers", [None, SHIPPED], ids=["levers off", "shipped levers"])
+@pytest.mark.parametrize(("levers", "economy"), [(None, False), (SHIPPED, False),
+                                                 (SHIPPED, True)],
+                         ids=["levers off", "shipped levers", "shipped levers, batches"])
 async def test_claude_memories_rebuilt_from_the_records_are_the_minds_own(
-        make_engine, small_world: Path, config: HearthConfig, levers: Levers | None) -> None:
+        make_engine, small_world: Path, config: HearthConfig, levers: Levers | None,
+        economy: bool) -> None:
     names = await _names(small_world)
     api, mind = await claude_over_standin(names, levers)
+    if economy:  # `--run --economy`: every request of a step in one Message Batch
+        mind.batches = BatchGate(poll_seconds=0.01, gather_seconds=0.01)
     lived = await _live(make_engine, config, mind, names)
     assert api.refused == []
+    if economy:
+        assert api.served and all(s.batch for s in api.served)
+        assert mind.batches is not None and mind.batches.sent_requests == len(api.served)
     if levers is not None:  # results waited for the next turn, and thinking was kept
         turns = _rebuilt(small_world / "world.db", "claude", names)[1]
         later = [r for r in turns if r.get("results") == "next_turn"]

@@ -152,3 +152,33 @@ async def test_a_prompt_too_long_for_the_model_is_compacted_before_the_next_turn
     after = api.requests[-2]["messages"]
     assert after[0]["content"][0]["text"].startswith(SUMMARY_HEAD)
     assert len(json.dumps(after)) < len(json.dumps(api.requests[-3]["messages"])) / 2
+
+
+def later_turn_messages(n: int) -> list[dict]:
+    """A turn under `claude.results_next_turn`: its perception follows the last turn's
+    results in one message, and it ends on a call whose result opens the next turn."""
+    opening = [{"type": "tool_result", "tool_use_id": f"t{n - 1}",
+                "content": f"you walk north ({n - 1})"}] if n else []
+    return [
+        {"role": "user", "content": [*opening, text(f"It is day 1, tick {n}.\nGrass all "
+                                                    "around " + "·" * 200)]},
+        {"role": "assistant", "content": [text(f"Walking on, turn {n}."),
+                                          tool_use("walk", f"t{n}", direction="north")]},
+    ]
+
+
+def test_results_that_opened_a_turn_fold_with_the_calls_they_answer():
+    """Issue 42: a cut where a turn opens with the last turn's results moves them into
+    the summary too, so the first kept message answers no folded call, and the day's
+    deeds are all told."""
+    history = [m for n in range(30) for m in later_turn_messages(n)]
+    kept, summary, folded = compact(history, "", keep_chars=3_000, summary_chars=50_000)
+    assert folded > 0 and folded % 2 == 0
+    first = kept[0]
+    assert not any(b["type"] == "tool_result" for b in first["content"])
+    assert first["content"][0]["text"].startswith(SUMMARY_HEAD)
+    assert first["content"][1:] == [b for b in history[folded]["content"]
+                                    if b["type"] != "tool_result"]
+    assert kept[1:] == history[folded + 1:]
+    walked = folded // 2  # every folded turn walked, and each walk's result was folded
+    assert f"did: walk ×{walked}" in summary, summary
