@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from storage.errors import StorageError
-from storage.side_files import claim, kind, open_regular, read_bytes, write_all
+from storage.side_files import kind, read_bytes, write_whole
 
 BATCH_FILE = "batch.json"
 MOST_BYTES = 4096
@@ -45,17 +45,8 @@ def write_pending(data_dir: Path, wait: BatchWait | None) -> None:
             if kind(info) is None:  # Hearth's own plain file: removed; anything else stays
                 os.unlink(path)
             return
-        partial = path.with_name(path.name + ".partial")
-        data = json.dumps({"batches": wait.batches, "requests": wait.requests,
-                           "since": wait.since}).encode()
-        claim(partial)
-        fd = open_regular(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        try:
-            write_all(fd, data)
-        finally:
-            os.close(fd)
-        claim(path)
-        os.replace(partial, path)
+        write_whole(path, json.dumps({"batches": wait.batches, "requests": wait.requests,
+                                      "since": wait.since}).encode())
     except (OSError, ValueError, StorageError):  # StorageError: a thing keeps appearing
         return
 

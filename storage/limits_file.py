@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from storage.errors import StorageError
-from storage.side_files import claim, open_regular, read_bytes, write_all
+from storage.side_files import read_bytes, write_whole
 
 log = logging.getLogger("hearth.capacity")
 
@@ -60,16 +59,8 @@ def write_limits(data_dir: Path, said: Mapping[str, Mapping[str, object]]) -> No
     if not said:
         return
     path = Path(data_dir) / LIMITS_FILE
-    partial = path.with_name(path.name + ".partial")
     data = json.dumps({"version": VERSION, "endpoints": said}, indent=1).encode() + b"\n"
     try:
-        claim(partial)
-        fd = open_regular(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        try:
-            write_all(fd, data)
-        finally:
-            os.close(fd)
-        claim(path)
-        os.replace(partial, path)
+        write_whole(path, data)
     except (OSError, StorageError) as exc:
         log.warning("the endpoints' limits could not be kept in %s (%s)", path, exc)

@@ -158,3 +158,17 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Replace the side file at `path` with `data` whole: written to `NAME.partial`
+    (never through a link), then renamed in, so a reader sees the old or the new."""
+    partial = path.with_name(path.name + ".partial")
+    claim(partial)
+    fd = open_regular(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        write_all(fd, data)
+    finally:
+        os.close(fd)
+    claim(path)
+    os.replace(partial, path)

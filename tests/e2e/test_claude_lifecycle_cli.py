@@ -190,7 +190,7 @@ def test_status_prices_each_request_in_its_band(tmp_path: Path, url: str,
     """River's long personality makes every one of its prompts pass 100,000 tokens, so
     each of its Haiku 5.5 requests is priced at the higher band; the others stay below."""
     _config(tmp_path, {"narrator_model: claude-haiku-5-5": "narrator_model: null",
-                       "compact_above_chars: 120000": "compact_above_chars: 2000000"})
+                       "compact_above_chars: 48000": "compact_above_chars: 2000000"})
     agents = tmp_path / "config" / "agents.yaml"
     long = " ".join(["You remember every river you ever crossed, each one by name."] * 6_000)
     agents.write_text(agents.read_text().replace(

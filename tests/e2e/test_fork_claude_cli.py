@@ -113,9 +113,9 @@ def _config(where: Path) -> Path:
     settings = where / "settings.yaml"
     text = settings.read_text()
     for old, new in (("snapshot_every_ticks: 100", "snapshot_every_ticks: 5"),
-                     ("compact_above_chars: 120000", "compact_above_chars: 9000"),
-                     ("keep_recent_chars: 40000", "keep_recent_chars: 3000"),
-                     ("summary_max_chars: 8000", "summary_max_chars: 900")):
+                     ("compact_above_chars: 48000", "compact_above_chars: 9000"),
+                     ("keep_recent_chars: 8000", "keep_recent_chars: 3000"),
+                     ("summary_max_chars: 6000", "summary_max_chars: 900")):
         assert old in text
         text = text.replace(old, new)
     settings.write_text(text)

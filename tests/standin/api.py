@@ -46,7 +46,7 @@ from tests.standin.limits import (
     message,
     resolve,
 )
-from tests.standin.shape import Refused, bad, blocks, check
+from tests.standin.shape import Refused, bad, blocks, check, cursor_page, json_object
 from tests.standin.streaming import events
 
 ERRORS = f"{DOCS}/api/errors"
@@ -293,12 +293,7 @@ class StrictMessagesApi:
                 status = self.faults.pop(0)
                 raise Refused(status, "overloaded_error" if status == 529 else "api_error",
                               "Overloaded" if status == 529 else "Internal server error")
-            try:
-                body = json.loads(request.content)
-            except ValueError:
-                raise bad("The request body is not valid JSON.") from None
-            if not isinstance(body, dict):
-                raise bad("The request body must be a JSON object.")
+            body = json_object(request.content)
             headers: dict[str, str] = {}
             reply = self._messages(body, account, headers)
             if body.get("stream"):
@@ -474,23 +469,7 @@ class StrictMessagesApi:
         wanted = set(query.get("lifecycle[]", []) or ["active", "deprecated"])
         rows = sorted((r for r in self.models.values() if self._lifecycle(r) in wanted),
                       key=lambda r: (r.released, r.id), reverse=True)
-        ids = [r.id for r in rows]
-        try:
-            limit = int(query.get("limit", ["20"])[0])
-        except ValueError:
-            raise bad("limit: Input should be a valid integer") from None
-        if not 1 <= limit <= 1000:
-            raise bad("limit: Input should be between 1 and 1000")
-        after, before = query.get("after_id", [None])[0], query.get("before_id", [None])[0]
-        for cursor in (after, before):
-            if cursor is not None and cursor not in ids:
-                raise bad(f"no model with id {cursor} in this list")
-        if before is not None:
-            end = ids.index(before)
-            page, more = rows[max(0, end - limit):end], end - limit > 0
-        else:
-            start = ids.index(after) + 1 if after is not None else 0
-            page, more = rows[start:start + limit], start + limit < len(rows)
+        page, more = cursor_page(rows, [r.id for r in rows], query, "model")
         return {"data": [self._info(r) for r in page], "has_more": more,
                 "first_id": page[0].id if page else None, "last_id": page[-1].id if page else None}
 

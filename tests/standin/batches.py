@@ -40,7 +40,7 @@ from urllib.parse import parse_qs
 import httpx2
 
 from tests.standin.catalog import DOCS, RATE_LIMITS
-from tests.standin.shape import MESSAGES_API, Refused, bad
+from tests.standin.shape import MESSAGES_API, Refused, bad, cursor_page, json_object
 
 if TYPE_CHECKING:
     from tests.standin.api import StrictMessagesApi
@@ -115,12 +115,7 @@ class Batches:
         if len(request.content) > MAX_BYTES:  # BATCHES (troubleshooting): 413 request_too_large
             raise Refused(413, "request_too_large", "Request exceeds the maximum allowed "
                           "size of 256 MB for a Message Batch.")
-        try:
-            body = json.loads(request.content)
-        except ValueError:
-            raise bad("The request body is not valid JSON.") from None
-        if not isinstance(body, dict):
-            raise bad("The request body must be a JSON object.")
+        body = json_object(request.content)
         extra = sorted(set(body) - {"requests"})  # CREATE: the body is `requests` alone
         if extra:
             raise bad(f"{extra[0]}: Extra inputs are not permitted")
@@ -277,23 +272,7 @@ class Batches:
         rows = [b for b in reversed(self.made.values()) if b.account == account]
         for batch in rows:
             self._settle(batch)
-        ids = [b.id for b in rows]
-        try:
-            limit = int(query.get("limit", ["20"])[0])
-        except ValueError:
-            raise bad("limit: Input should be a valid integer") from None
-        if not 1 <= limit <= 1000:
-            raise bad("limit: Input should be between 1 and 1000")
-        after, before = query.get("after_id", [None])[0], query.get("before_id", [None])[0]
-        for cursor in (after, before):
-            if cursor is not None and cursor not in ids:
-                raise bad(f"no message batch with id {cursor} in this list")
-        if before is not None:
-            end = ids.index(before)
-            page, more = rows[max(0, end - limit):end], end - limit > 0
-        else:
-            start = ids.index(after) + 1 if after is not None else 0
-            page, more = rows[start:start + limit], start + limit < len(rows)
+        page, more = cursor_page(rows, [b.id for b in rows], query, "message batch")
         return {"data": [self._object(b, request) for b in page], "has_more": more,
                 "first_id": page[0].id if page else None,
                 "last_id": page[-1].id if page else None}

@@ -6,6 +6,7 @@ real wording where a doc quotes it) and carries the doc page it comes from in a 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -313,3 +314,36 @@ def _tool_pairs(messages: list[Mapping[str, Any]]) -> None:
             raise bad(f"messages.{i + 1}: Did not find {len(asked)} tool_result block(s) at "
                       "the beginning of this message. Messages following tool_use blocks "
                       "must begin with a matching number of tool_result blocks.")
+
+
+def cursor_page(rows: list[Any], ids: list[str], query: Mapping[str, list[str]],
+                noun: str) -> tuple[list[Any], bool]:
+    """One page of a list endpoint (MODELS_LIST, and the batches list, which pages the
+    same way): `limit` 1..1000 (default 20), an `after_id` or `before_id` cursor among
+    `ids`; gives (the page, whether more lie in the direction asked)."""
+    try:
+        limit = int(query.get("limit", ["20"])[0])
+    except ValueError:
+        raise bad("limit: Input should be a valid integer") from None
+    if not 1 <= limit <= 1000:
+        raise bad("limit: Input should be between 1 and 1000")
+    after, before = query.get("after_id", [None])[0], query.get("before_id", [None])[0]
+    for cursor in (after, before):
+        if cursor is not None and cursor not in ids:
+            raise bad(f"no {noun} with id {cursor} in this list")
+    if before is not None:
+        end = ids.index(before)
+        return rows[max(0, end - limit):end], end - limit > 0
+    start = ids.index(after) + 1 if after is not None else 0
+    return rows[start:start + limit], start + limit < len(rows)
+
+
+def json_object(content: bytes) -> dict[str, Any]:
+    """A request body as the API reads it: JSON, and an object, else a 400."""
+    try:
+        body = json.loads(content)
+    except ValueError:
+        raise bad("The request body is not valid JSON.") from None
+    if not isinstance(body, dict):
+        raise bad("The request body must be a JSON object.")
+    return body

@@ -21,7 +21,7 @@ from core.types import CARDINALS, Position
 from services.narrator import NarrationContext, TemplateNarrator
 from tests.unit.services.actions.conftest import ASH, BIRCH, give_stuff, make_sim, put
 
-COMPACT_ABOVE, KEEP, SUMMARY = 120_000, 40_000, 8_000
+COMPACT_ABOVE, KEEP, SUMMARY = 48_000, 8_000, 6_000
 """config/settings.yaml's claude limits."""
 TURNS = 1_000
 DAY_TICKS = 24
