@@ -114,6 +114,7 @@ async def claude_parts(
         raise
     more = [make_client(api_key, settings.timeout_seconds)  # adapters/client_shards.py
             for _ in range(1, clients_needed(len(speakers)))]
+    levers = levers_of(settings, [s.model for s in speakers] + [narrator_model or ""])
     mind = ClaudeMind(
         client,
         {s.name: ClaudeProfile(s.model, s.personality, s.effort or settings.effort)
@@ -127,14 +128,17 @@ async def claude_parts(
                           settings.retry_after_max_seconds),
         turn_deadline=settings.turn_deadline_seconds,
         lineup=lineup, capacities=capacities, more_clients=more,
-        levers=levers_of(settings, [s.model for s in speakers]))
+        levers=levers)
     parts = ClaudeParts(mind, None, lineup, list(lineup.warnings), [client, *more])
     if narrator_model:
         told = make_client(api_key, settings.narrator_timeout_seconds)
         parts.clients.append(told)
         parts.narrator = ModelNarrator(
             told, narrator_model, speakers=[s.name for s in speakers], meter=meter,
-            options=lineup.options_for(narrator_model, NARRATOR_EFFORT, NARRATOR_MAX_TOKENS),
+            options={**lineup.options_for(narrator_model, NARRATOR_EFFORT, NARRATOR_MAX_TOKENS),
+                     # a retelling needs no thought up front: the lightest the model has
+                     **({"thinking": light} if (light := levers.thinking_for(
+                         narrator_model, NARRATOR_EFFORT)) else {})},
             policy=CallPolicy(1, settings.narrator_timeout_seconds,
                               min(5.0, settings.retry_after_max_seconds)),
             capacities=capacities)

@@ -87,6 +87,8 @@ class Day:
     """Turns taken (a turn's first request carries a fresh perception), all agents."""
     prompt_tokens: int = 0
     output_tokens: int = 0
+    dearest: float = 0.0
+    """The day's spend of the agent who spent most (issue 42: every agent's day)."""
     """Tokens the minds' requests sent (uncached, written and read) and received, all
     agents: divided by `turns`, what a turn costs in tokens."""
 
@@ -184,6 +186,7 @@ async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS
                     await asyncio.sleep(0)
                 parts.mind.batches = BatchGate(poll_seconds=settings.claude.batch_poll_seconds,
                                                sleep=waited, clock=lambda: clock[0])
+                parts.narrator = None  # as engine/wiring.py does: the templates tell
             engine = HearthEngine(storage, config, mind=parts.mind,
                                   agents_dir=Path(tmp) / "agents", narrator=parts.narrator,
                                   scene_narrator=parts.narrator)
@@ -209,7 +212,7 @@ async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS
                                      told / len(spent), turns,
                                      sum(u.input + u.cache_write + u.cache_write_1h
                                          + u.cache_read for u in asked),
-                                     sum(u.output for u in asked)))
+                                     sum(u.output for u in asked), max(spent)))
             except Exception as exc:
                 _no_refusals(api, model, exc)
                 raise

@@ -7,9 +7,10 @@ stand-in agent asleep from 22:00 to 06:00 unless said otherwise (tests/standin/a
 `sleepy_agent`; the engine wakes a sleeper in the morning, at 05:00 or, if it went back
 to sleep then, 07:00), with THINKING_TOKENS and the agent's choices as they are.
 
-- *Goal*: the dearest of the four days, on the shipped settings: at most $0.10 on
-  Sonnet 5.5 and $0.008 on Haiku 5.5 live, half of that with `--economy` (every step's
-  requests in one Message Batch, which the stand-in ends after BATCH_SECONDS).
+- *Goal*: every agent's every day of the four, on the shipped settings (the figure is
+  each day's dearest agent): at most $0.10 on Sonnet 5.5 and $0.008 on Haiku 5.5 live,
+  half of that with `--economy` (every step's requests in one Message Batch, which the
+  stand-in ends after BATCH_SECONDS).
 - *Levers*: each alone against none (the settings before issue 42), then all together;
   the value is the four days' figures, dearest last in brackets. The hour-long cache
   (`hour_cache_after_seconds`) is measured apart, in a world of a tick every 10 minutes.
@@ -52,6 +53,11 @@ def _said(days: Sequence[float], digits: int) -> str:
     return " ".join(f"${d:.{digits}f}" for d in days) + f" [{max(days):.{digits}f}]"
 
 
+def _dearest(r: Measured) -> list[float]:
+    """Each day's spend of the agent who spent most that day."""
+    return [d.dearest for d in r.days]
+
+
 def _measure(model: str, ticks: int, **kw: Any) -> Measured:
     return asyncio.run(measure(model, ticks, days=DAYS, **kw))
 
@@ -60,16 +66,20 @@ def goal_figures(ticks: int) -> list[Figure]:
     out = []
     for model, goal in GOALS.items():
         digits = 3 if goal >= 0.05 else 4
-        live = _days(_measure(model, ticks, sleeps=True))
+        lived = _measure(model, ticks, sleeps=True)
         awake = _days(_measure(model, ticks))
-        cheap = _days(_measure(model, ticks, sleeps=True, economy=True))
+        batched = _measure(model, ticks, sleeps=True, economy=True)
+        live, cheap = _dearest(lived), _dearest(batched)
         out += [
             Figure(f"$ per agent-day, {model}, shipped settings, asleep 22-06, days 1-{DAYS}",
+                   _said(_days(lived), digits)),
+            Figure(f"$ the dearest agent's day, {model}, shipped settings, asleep 22-06",
                    _said(live, digits), f"<= ${goal}", max(live) <= goal),
             Figure(f"$ per agent-day, {model}, shipped settings, never asleep",
                    _said(awake, digits)),
-            Figure(f"$ per agent-day, {model}, --economy (Message Batches), asleep 22-06",
-                   _said(cheap, digits), f"<= ${goal / 2}", max(cheap) <= goal / 2),
+            Figure(f"$ the dearest agent's day, {model}, --economy (Message Batches), "
+                   "asleep 22-06", _said(cheap, digits), f"<= ${goal / 2}",
+                   max(cheap) <= goal / 2),
         ]
     return out
 

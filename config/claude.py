@@ -82,8 +82,9 @@ class ClaudeSettings(_Model):
     """A turn whose calls all succeeded and asked to learn nothing ends there; their
     results open the agent's next turn (saving a request that would only hear them)."""
     hour_cache_after_seconds: float | None = Field(240.0, gt=0)
-    """An agent whose last turn began longer ago than this writes the prompt cache for an
-    hour (its next turn would find a 5-minute entry gone); null: always 5 minutes."""
+    """An agent whose next turn is expected further off than this (the world's seconds a
+    tick, times the night's ticks if it may sleep) writes the prompt cache for an hour
+    (a 5-minute entry would be gone); null: always 5 minutes."""
     batch_poll_seconds: float = Field(30.0, gt=0, le=3600)
     """`--run --economy`: how often a pending Message Batch is asked whether it ended."""
     max_retries: StrictInt = Field(4, ge=0, le=20)

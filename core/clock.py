@@ -71,3 +71,14 @@ def first_tick_of_day(day: int, ticks_per_day: int, start_hour: int) -> int:
     while day_of(tick, ticks_per_day, start_hour) < day:
         tick += 1
     return tick
+
+
+def night_left(tick: int, ticks_per_day: int, start_hour: int) -> int:
+    """Ticks from `tick` to the first one of the morning when `tick` falls at night (a
+    sleeper wakes in the morning), else 0; at most a day's ticks."""
+    ahead = 0
+    while time_of_day(tick + ahead, ticks_per_day, start_hour).is_night:
+        ahead += 1
+        if ahead >= ticks_per_day:
+            break
+    return ahead

@@ -27,6 +27,7 @@ from adapters.file_undo import FileUndoLog
 from adapters.perception import PerceptionBuilder
 from adapters.tools import TOOLS, ToolRegistry
 from config import HearthConfig
+from core.clock import night_left
 from core.perception import Perception
 from core.types import AgentName
 from engine.committer import (
@@ -400,9 +401,11 @@ class HearthEngine:
             if told:
                 perception = dataclasses.replace(perception, narrative=told)
         self.last_perceptions[name] = perception
+        time = self.config.settings.time
         start = TurnStart(
             name, tick, perception, self.tools,
             self.config.settings.scheduling.max_actions_per_turn,
+            night_left(tick, time.ticks_per_day, time.start_hour),
         )
         tools = self.turn_tools
         log = await run_turn(

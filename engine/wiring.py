@@ -94,6 +94,9 @@ async def wire_engine(
         from adapters.claude_batches import BatchGate
         gate = claude.batches = BatchGate(
             poll_seconds=config.settings.claude.batch_poll_seconds, on_pending=on_pending)
+        # A retelling would wait for a batch of its own (each round costs the step its
+        # time, and the prompt cache its life): the templates tell instead, for free.
+        narrator = None
     local = _local_minds([a for a in residents if kinds[a.name] == LOCAL], config, storage,
                          capacities)
     await _record_model_changes(storage, stored, residents)  # only once every check passed

@@ -74,6 +74,9 @@ class TurnStart:
     perception: Perception
     tools: tuple[ToolSpec, ...]
     max_actions: int
+    night_left: int = 0
+    """Ticks to the morning when the turn falls at night (0 by day): how long an agent
+    that goes to sleep now would be away (core/clock.py night_left)."""
 
 
 class MindError(RuntimeError):

@@ -37,10 +37,10 @@ class Levers:
     thinking: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """`thinking.type` sent per model id (absent: the model's default, adaptive)."""
     hour_cache_after: float | None = None
-    """Seconds: when an agent's last turn began longer ago than this (a slow world, a
-    long night, batches that take their time), its requests write the cache for an
-    hour (2x the input price) instead of 5 minutes (1.25x), which would be gone before
-    its next turn and written again whole. None: always 5 minutes."""
+    """Seconds: when an agent's next turn is expected further off than this (a slow
+    world, a night asleep in one, batches that take their time), its requests write the
+    cache for an hour (2x the input price) instead of 5 minutes (1.25x), which would be
+    gone before its next turn and written again whole. None: always 5 minutes."""
 
     def thinking_for(self, model: str, effort: str | None) -> dict[str, str] | None:
         """The `thinking` a request carries (None: none, the model's default)."""
@@ -50,12 +50,12 @@ class Levers:
             return None
         return {"type": kind}
 
-    def ttl(self, since_last: float | None) -> str | None:
+    def ttl(self, expected_wait: float | None) -> str | None:
         """The cache lifetime a turn's requests write ("1h"; None: the 5-minute default),
-        given the seconds since the agent's previous turn began (None: its first)."""
-        if self.hour_cache_after is None or since_last is None:
+        given the seconds expected until the agent's next turn (None: unknown yet)."""
+        if self.hour_cache_after is None or expected_wait is None:
             return None
-        return "1h" if since_last > self.hour_cache_after else None
+        return "1h" if expected_wait > self.hour_cache_after else None
 
     def effort(self, own: str | None, follow_up: bool) -> str | None:
         if follow_up and self.follow_up_effort is not None:

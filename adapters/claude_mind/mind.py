@@ -132,8 +132,10 @@ class ClaudeMind:
         """What each request is planned to cost against its model's limits."""
         # Serialized once (adapters/claude_calls.py Prepared): the same in every request.
         self._systems: dict[tuple[str, str | None], Prepared] = {}
-        self._began: dict[str, float] = {}
-        """When each agent's latest turn began (the mind's clock): Levers.ttl."""
+        self._began: dict[str, tuple[float, int]] = {}
+        """When (the mind's clock) and at which tick each agent's latest turn began."""
+        self._pace: dict[str, float] = {}
+        """Seconds a tick between each agent's turns, as last seen: Levers.ttl."""
         self._tools: tuple[tuple[ToolSpec, ...], Prepared] | None = None
 
     # ------------------------------------------------------------------ Mind
@@ -143,9 +145,7 @@ class ClaudeMind:
         profile = self.profiles.get(name)
         if profile is None:
             raise ClaudeMindError(f"no Claude profile for {name} (is it in agents.yaml?)")
-        now = self.clock()
-        ttl = self.levers.ttl(None if name not in self._began else now - self._began[name])
-        self._began[name] = now
+        ttl = self.levers.ttl(self._expected_wait(name, start))
         system = self._systems.get((name, ttl))
         if system is None:
             system = self._systems[(name, ttl)] = Prepared(system_blocks(
@@ -218,6 +218,18 @@ class ClaudeMind:
             if self.on_budget is not None:
                 self.on_budget(reached)
         return reached
+
+    def _expected_wait(self, name: str, start: TurnStart) -> float | None:
+        """Seconds until the agent's next turn, as this world's pace says: its seconds a
+        tick (the time since the agent's last turn over the ticks between) times the
+        ticks to come, one, or the night's if it falls asleep now. None: no pace yet."""
+        now = self.clock()
+        last = self._began.get(name)
+        self._began[name] = (now, start.tick)
+        if last is not None and start.tick > last[1]:
+            self._pace[name] = (now - last[0]) / (start.tick - last[1])
+        pace = self._pace.get(name)
+        return None if pace is None else pace * max(1, start.night_left)
 
     def _turn_ends(self, tools: Sequence[ToolSpec]) -> str:
         """What the system prompt says of a turn's end: true to the levers in use."""

@@ -49,3 +49,41 @@ def test_light_thinking_is_each_models_own_and_stops_above_effort_high() -> None
     assert adaptive.thinking_for("claude-sonnet-5-5", "medium") is None
     assert levers.effort("medium", follow_up=False) == "medium"
     assert levers.effort("medium", follow_up=True) == "low"
+
+
+def test_the_hour_long_cache_follows_the_worlds_pace_and_the_night() -> None:
+    """A 5-minute entry is gone before a turn more than 5 minutes off: the requests of a
+    turn whose next one the world's pace puts beyond `hour_cache_after` (seconds a tick,
+    times the night's ticks if it falls at night) write for an hour; others for 5
+    minutes (https://platform.claude.com/docs/en/build-with-claude/prompt-caching)."""
+    from adapters.claude_mind import ClaudeMind, ClaudeProfile
+    from core.types import AgentName
+    from services.mind import TurnStart
+
+    now = [0.0]
+    mind = ClaudeMind(None, {"Ember": ClaudeProfile("claude-sonnet-5-5", "Kind.")},  # type: ignore[arg-type]
+                      clock=lambda: now[0], levers=Levers(hour_cache_after=240.0))
+
+    def ttl_at(seconds: float, tick: int, night: int = 0) -> str | None:
+        now[0] = seconds
+        turn = mind.begin(TurnStart(AgentName("Ember"), tick, None, SPECS, 3, night))  # type: ignore[arg-type]
+        return turn.ttl
+
+    assert ttl_at(0, 0) is None  # no pace yet
+    assert ttl_at(30, 1) is None  # 30 s a tick
+    assert ttl_at(60, 2, night=7) is None  # a night of 7 ticks: 210 s, within 5 minutes
+    assert ttl_at(90, 3, night=9) == "1h"  # 270 s of night ahead
+    assert ttl_at(690, 4) == "1h"  # a slow world: 600 s a tick
+    assert ttl_at(720, 5) is None  # quick again
+    assert Levers().ttl(10_000.0) is None  # the lever off
+    cached = [b for b in mind._systems.values()]
+    marks = {b.value[0]["cache_control"].get("ttl") for b in cached}
+    assert marks == {None, "1h"}  # the system block's breakpoint follows the turn's
+
+
+def test_the_night_left_counts_the_ticks_to_the_morning() -> None:
+    from core.clock import night_left
+
+    # 24 ticks a day from 08:00: tick 14 is 22:00, the morning begins at 05:00 (tick 21).
+    assert night_left(14, 24, 8) == 7 and night_left(20, 24, 8) == 1
+    assert night_left(21, 24, 8) == 0 and night_left(3, 24, 8) == 0

@@ -31,8 +31,8 @@ def test_the_shares_are_fractions(measured: claude_cost.Measured) -> None:
     assert 0 <= measured.cut / measured.replies <= 1
     assert 0 <= measured.mind_cache <= 1 and 0 <= measured.narrator_cache <= 1
     assert 0 < measured.longest <= measured.max_tokens
-    # Haiku 5.5 under the shipped `thinking: light` does not think; its narrator does.
-    assert 0 < measured.thinking_share < 1 and measured.mean_thinking == 0
+    # Haiku 5.5 under the shipped `thinking: light` does not think, nor its narrator.
+    assert measured.thinking_share == 0 and measured.mean_thinking == 0
 
 
 def test_the_figures_name_dollars_and_the_45_reference(measured: claude_cost.Measured) -> None:
