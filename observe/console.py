@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.privacy import shown_action
 from engine.context import TickContext
 from storage.history import happening_text
 
@@ -44,7 +45,8 @@ def tick_lines(ctx: TickContext) -> list[str]:
     for name, result in ctx.turn_results.items():
         for action in result.actions:
             mark = "" if action.success else f" {_FAILED}"
-            lines.append(f"{stamp} {name} {action.tool}{mark}: {_one_line(action.narration)}")
+            told = shown_action(action.tool, action.arguments, action.narration)[1]
+            lines.append(f"{stamp} {name} {action.tool}{mark}: {_one_line(told)}")
         if result.error:
             lines.append(f"{stamp} {name}'s turn ended early: {_one_line(result.error)}")
     if ctx.stopped:
@@ -67,7 +69,8 @@ def tick_json(ctx: TickContext) -> dict[str, Any]:
                 "ended": r.ended,
                 "error": r.error,
                 "actions": [
-                    {"tool": a.tool, "ok": a.success, "text": a.narration,
+                    {"tool": a.tool, "ok": a.success,
+                     "text": shown_action(a.tool, a.arguments, a.narration)[1],
                      "events": [e.to_dict() for e in a.events]}
                     for a in r.actions
                 ],

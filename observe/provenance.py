@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.privacy import shown_action
 from storage.history import NARRATED_EVENTS, StoredTurn
 
 _HIDDEN = ("tick", "agent", "category")
@@ -101,8 +102,10 @@ def _actions(raw: object) -> list[Action]:
     found = []
     for action in raw if isinstance(raw, list) else ():
         if isinstance(action, dict):
-            found.append(Action(str(action.get("tool", "")), _compact(action.get("args", {})),
-                                bool(action.get("ok")), str(action.get("text", ""))))
+            tool, args = str(action.get("tool", "")), action.get("args")
+            args, text = shown_action(tool, args if isinstance(args, dict) else {},
+                                      str(action.get("text", "")))  # core/privacy.py
+            found.append(Action(tool, _compact(args), bool(action.get("ok")), text))
     return found
 
 

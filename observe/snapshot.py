@@ -21,6 +21,7 @@ from core.agent import Agent
 from core.landmarks import Landmark
 from core.objects import Sign, WorldObject
 from core.places import NamedPlace
+from core.privacy import shown_action
 from core.structures import Structure
 from core.types import Position
 from storage.history import NARRATED_EVENTS, PastLine, happening_text
@@ -69,8 +70,9 @@ class FeedLine:
     @classmethod
     def from_past(cls, line: PastLine) -> FeedLine:
         """A stored line as the live feed shows it."""
-        deed = deed_words(line.kind, line.args, line.ok) if line.args is not None else ""
-        return cls(line.tick, line.agent, line.kind, line.text, line.ok, deed)
+        args, text = shown_action(line.kind, line.args, line.text)  # core/privacy.py
+        deed = deed_words(line.kind, args, line.ok) if args is not None else ""
+        return cls(line.tick, line.agent, line.kind, text, line.ok, deed)
 
 
 DEED_WIDTH = 60
@@ -269,8 +271,9 @@ def feed_lines(ctx: TickContext) -> list[FeedLine]:
                                   happening_text(kind, who, data), kind != "gardener_refused"))
     for name, result in ctx.turn_results.items():
         for action in result.actions:
-            lines.append(FeedLine(ctx.tick, name, action.tool, action.narration, action.success,
-                                  deed_words(action.tool, action.arguments, action.success)))
+            args, text = shown_action(action.tool, action.arguments, action.narration)
+            lines.append(FeedLine(ctx.tick, name, action.tool, text, action.success,
+                                  deed_words(action.tool, args, action.success)))
         if result.error:
             lines.append(FeedLine(ctx.tick, name, "error",
                                   f"{name}'s turn ended early: {result.error}", False))

@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from core.privacy import shown_action
 from core.recall import Memory
 from storage import Storage
 
@@ -64,7 +65,10 @@ def _from_turn(tick: int, record_json: str) -> list[Memory]:
     for action in record.get("actions", ()):
         if not isinstance(action, Mapping) or action.get("tool") == "recall":
             continue
-        tool, text = str(action.get("tool", "")), str(action.get("text", "")).strip()
+        tool, args = str(action.get("tool", "")), action.get("args")
+        # What the agent read in its journal is its own: not a memory Hearth keeps of it.
+        text = shown_action(tool, args if isinstance(args, Mapping) else {},
+                            str(action.get("text", "")))[1].strip()
         if not text:
             continue
         worth = IMPORTANCE.get(tool, 0.3) * (1.0 if action.get("ok") else 0.5)
