@@ -133,6 +133,12 @@ class StorageSettings(_Model):
     before it stops with a line (storage/direct_db.LOCK_PATIENCE)."""
 
 
+class ObserverSettings(_Model):
+    ticks_per_second: float | None = Field(2.0, gt=0, le=1000)
+    """The pace the live observer runs the world at, so a person can follow it (`<`, `>`
+    and `m` change it as it runs); null: as fast as it goes."""
+
+
 class Settings(_Model):
     """settings.yaml: every section and field is optional."""
 
@@ -147,6 +153,7 @@ class Settings(_Model):
     storage: StorageSettings = Field(default_factory=StorageSettings)
     claude: ClaudeSettings = Field(default_factory=ClaudeSettings)
     gardener: GardenerSettings = Field(default_factory=GardenerSettings)
+    observer: ObserverSettings = Field(default_factory=ObserverSettings)
 
     @field_validator("*", mode="before")
     @classmethod

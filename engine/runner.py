@@ -38,8 +38,13 @@ T = TypeVar("T")
 
 
 class EngineRunner:
-    def __init__(self, factory: EngineFactory) -> None:
+    def __init__(self, factory: EngineFactory, pace: float | None = None) -> None:
         self._factory = factory
+        self.pace = pace
+        """Ticks a second the runner keeps to while running (None: as fast as it goes):
+        a person watching can follow the world. Set through `request_pace`."""
+        self._due = 0.0
+        """When the next tick may begin (time.monotonic), at the pace."""
         self._commands: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._callbacks: list[Callable[[TickContext], object]] = []
         self._thread: threading.Thread | None = None
@@ -99,6 +104,12 @@ class EngineRunner:
     def request_pause(self) -> None:
         self._commands.put(("pause", None))
 
+    def request_pace(self, ticks_per_second: float | None) -> None:
+        """Keep to this many ticks a second from the next tick on (None: no pace)."""
+        if ticks_per_second is not None and not ticks_per_second > 0:
+            raise ValueError(f"a pace must be above 0, not {ticks_per_second}")
+        self._commands.put(("pace", ticks_per_second))
+
     def request_force(self, name: str) -> None:
         """Let this agent act first in its cluster at the next tick."""
         self._commands.put(("force", name))
@@ -147,9 +158,12 @@ class EngineRunner:
         self._ready.set()
         try:
             while True:
+                # Idle, or early for the pace: wait for a command off the loop (a pause,
+                # a call) rather than sleep, so the observer is answered at once.
+                wait = 0.25 if self._idle() else min(0.25, self._due - time.monotonic())
                 try:
-                    if self._idle():  # nothing to do: wait for a command off the loop
-                        command, arg = await asyncio.to_thread(self._commands.get, True, 0.25)
+                    if wait > 0:
+                        command, arg = await asyncio.to_thread(self._commands.get, True, wait)
                     else:
                         command, arg = self._commands.get_nowait()
                 except queue.Empty:
@@ -160,9 +174,12 @@ class EngineRunner:
                     _answer(engine, *arg)
                 elif command == "force":
                     engine.force_turn(arg)
+                elif command == "pace":
+                    self.pace, self._due = arg, 0.0
                 else:
                     self._apply(command, arg)
-                if not self._idle():
+                if not self._idle() and time.monotonic() >= self._due:
+                    self._due = time.monotonic() + (1.0 / self.pace if self.pace else 0.0)
                     await self._one_tick(engine)
         finally:
             await engine.close()

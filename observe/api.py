@@ -82,6 +82,8 @@ class RunState:
     """Who changes the world, in words, when watching only (None: nobody says)."""
     waiting: str | None = None
     """What the world's changer waits on, in words (a Message Batch), when watching."""
+    pace: float | None = None
+    """The ticks a second this observer runs the world at (None: as fast as it goes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +179,7 @@ class ObserverAPI:
         halted = getattr(self.runner.engine, "halted", None)  # a plain read of a str
         said = str(error) if error is not None else halted
         return RunState(self.runner.is_running, self.runner.is_paused, self.runner.remaining,
-                        speed, said)
+                        speed, said, pace=self.runner.pace)
 
     def feed(self, agent: str | None = None, limit: int | None = None) -> list[FeedLine]:
         """Recent narrated lines, oldest first; only one agent's when `agent` is given."""
@@ -218,6 +220,11 @@ class ObserverAPI:
 
     def pause(self) -> None:
         self.runner.request_pause()
+
+    def set_pace(self, ticks_per_second: float | None) -> None:
+        """Run at this many ticks a second (None: as fast as the world goes)."""
+        self.runner.request_pace(ticks_per_second)
+        self.runner.pace = ticks_per_second  # what run_state says from now on
 
     def force_turn(self, name: str) -> None:
         if name not in self.agent_names():

@@ -116,7 +116,7 @@ def watch(request: Watch) -> int:
     from observe.api import ObserverAPI
     from storage.history import HistoryReader
 
-    runner = EngineRunner(make_engine)
+    runner = EngineRunner(make_engine, pace=config.settings.observer.ticks_per_second)
     print("Opening the world...", file=sys.stderr)
     try:
         history = HistoryReader(env.data_dir / "world.db")

@@ -35,6 +35,7 @@ from observe.timeline import Timeline
 from observe.tui.messages import WorldAdvanced
 from observe.tui.widgets.feed import EventFeed
 from observe.tui.widgets.grid import GridView
+from observe.tui.widgets.header import run_pace_words
 
 SUMMARY_SECONDS = 0.5
 """How often the agent list, minimap and open tabs catch up with the ticks."""
@@ -48,6 +49,11 @@ QUIT_WITHIN = 2.0
 WATCH_NOTICE_SECONDS = 3.0
 """How long the notice that this observer only watches stays (a key pressed again
 meanwhile does not say it again)."""
+PACES = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+"""The paces `<` and `>` step through, ticks a second; past the last, as fast as it goes."""
+DEFAULT_PACE = 2.0
+"""settings.yaml `observer.ticks_per_second`'s default: an in-world day of 24 ticks in 12
+seconds, the feed slow enough to read."""
 
 
 @dataclass
@@ -88,6 +94,8 @@ class EngineLink(_Base):
         """Ticks taken whose frame has not been painted yet."""
         self._told_watch_only = float("-inf")
         """When the person was last told that this observer only watches."""
+        self._kept_pace: float | None = None
+        """The pace before `m` let the world go as fast as it goes."""
 
     # ------------------------------------------------------------------ ticks
 
@@ -185,6 +193,42 @@ class EngineLink(_Base):
         if self.watching_only():
             return
         self.api.run(count)
+        self._refresh_header()
+
+    def action_faster(self) -> None:
+        self._pace_step(+1)
+
+    def action_slower(self) -> None:
+        self._pace_step(-1)
+
+    def action_full_speed(self) -> None:
+        """As fast as the world goes, and back to the pace it had."""
+        if self.watching_only():
+            return
+        pace = self.api.run_state().pace
+        if pace is None:
+            self._set_pace(self._kept_pace or DEFAULT_PACE)
+        else:
+            self._kept_pace = pace
+            self._set_pace(None)
+
+    def _pace_step(self, way: int) -> None:
+        if self.watching_only():
+            return
+        pace = self.api.run_state().pace
+        chosen: float | None
+        if pace is None:  # from full speed, slower is the fastest pace
+            chosen = PACES[-1] if way < 0 else None
+        elif way < 0:  # the next pace below, the slowest at least
+            chosen = max((p for p in PACES if p < pace), default=PACES[0])
+        else:  # the next above; past the fastest, full speed
+            chosen = min((p for p in PACES if p > pace), default=None)
+        self._set_pace(chosen)
+
+    def _set_pace(self, pace: float | None) -> None:
+        self.api.set_pace(pace)
+        self.say(f"The world now runs at {run_pace_words(pace)}" + (
+            " (as fast as it goes; m goes back)." if pace is None else " (< slower, > faster)."))
         self._refresh_header()
 
     def action_force_turn(self) -> None:

@@ -113,6 +113,15 @@ MAX_LINES = 3
 terminal); whatever does not fit on the last is cut there with an ellipsis."""
 
 
+def run_pace_words(pace: float | None) -> str:
+    """"pace 2/s", "pace 1/2s", or "full speed" (as fast as the world goes)."""
+    if pace is None:
+        return "full speed"
+    if pace >= 1:
+        return f"pace {pace:g}/s"
+    return f"pace 1/{1 / pace:g}s"
+
+
 def moving(state: RunState) -> bool:
     """Ticks are coming: only then is there a speed to show (a paused world's last
     speed is no speed)."""
@@ -154,8 +163,9 @@ def header_parts(snapshot: WorldSnapshot, state: RunState, past_label: str | Non
     parts.append(literal(f"{symbol} {snapshot.weather}", "cyan"))
     words, style = run_words(state)
     parts.append(literal(words, style))
-    if moving(state):
-        parts.append(Text(f"{state.ticks_per_second:.1f} ticks/s", end=""))
+    if moving(state):  # with the pace this observer keeps, if any (`<` `>` `m`)
+        kept = f" ({run_pace_words(state.pace)})" if state.pace and not state.watch_only else ""
+        parts.append(Text(f"{state.ticks_per_second:.1f} ticks/s{kept}", end=""))
     if not state.watch_only:  # the spend is counted by the process changing the world
         parts.append(Text(money(snapshot.spend_usd), "bold", end=""))
         if snapshot.spending is not None:
