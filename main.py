@@ -95,8 +95,12 @@ async def run(args: argparse.Namespace) -> int | Watch:
         from observe.run_command import run_world
         return await run_world(env, config, args.run, quiet=args.quiet, as_json=args.json,
                                mind=args.mind, economy=args.economy)
+    if args.serve:
+        from observe.serve_command import serve_request
+        return serve_request(env, args.config_dir, args.host, args.port, public=args.public)
     from observe.watch_command import open_world
-    return await open_world(env, config, args.mind, create=not args.watch)
+    return await open_world(env, config, args.mind, create=not args.watch,
+                            view_only=args.view_only)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -108,6 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcome = asyncio.run(run(args))
         if isinstance(outcome, int):
             return outcome
+        from observe.serve_command import Serve, serve
+        if isinstance(outcome, Serve):
+            return serve(outcome)
         from observe.watch_command import watch
         return watch(outcome)
     except ConfigError as exc:

@@ -104,6 +104,9 @@ def build_parser(project_dir: Path) -> argparse.ArgumentParser:
                               "(exit 1 if there is any)")
     command.add_argument("--run", type=_whole_number(minimum=1), metavar="N",
                          help="run N ticks, printing each action; Ctrl+C stops cleanly")
+    command.add_argument("--serve", action="store_true",
+                         help="serve the live observer to a browser, at "
+                              "http://127.0.0.1:8000 (--host, --port); one app a page")
     command.add_argument("--watch", action="store_true",
                          help="open the live observer on the world without creating one "
                               "(plain `hearth` creates a world first if there is none)")
@@ -125,6 +128,15 @@ def build_parser(project_dir: Path) -> argparse.ArgumentParser:
                              "(--run: one JSON object per tick)")
     parser.add_argument("--quiet", action="store_true",
                         help="with --run: print only the summary")
+    parser.add_argument("--host", default=None, metavar="HOST",
+                        help="with --serve: the address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=_whole_number(minimum=1), default=None, metavar="N",
+                        help="with --serve: the port (default 8000)")
+    parser.add_argument("--public", action="store_true",
+                        help="with --serve: allow a --host other than this machine alone; "
+                             "its pages only watch, never run or pause the world")
+    parser.add_argument("--view-only", action="store_true",
+                        help="with --watch or plain hearth: only watch, never run the world")
     parser.add_argument("--economy", action="store_true",
                         help="with --run: send the Claude agents' requests of each step "
                              "as one Message Batch, at half price; a step may then wait "
@@ -216,6 +228,16 @@ def parse_args(argv: Sequence[str] | None, project_dir: Path) -> argparse.Namesp
         parser.error("--quiet goes with --run")
     if args.economy and not args.run:
         parser.error("--economy goes with --run")
+    served = [flag for flag, used in (("--host", args.host is not None),
+                                       ("--port", args.port is not None),
+                                       ("--public", args.public)) if used]
+    if served and not args.serve:
+        parser.error(f"{', '.join(served)} go{'es' if len(served) == 1 else ''} with --serve")
+    if args.port is not None and args.port > 65535:
+        parser.error(f"--port {args.port}: a port is 1 to 65535")
+    if args.view_only and (args.run or args.status or args.init or args.map is not None
+                           or args.gardener or args.serve):
+        parser.error("--view-only goes with --watch or plain hearth")
     if args.once and not args.gardener:
         parser.error("--once goes with --gardener")
     if args.mind is not None and (args.status or args.init or args.map is not None

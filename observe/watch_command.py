@@ -10,6 +10,7 @@ watched read-only (`observe/watching.py`).
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from dataclasses import dataclass
 
@@ -36,15 +37,20 @@ class Watch:
     env: RuntimeEnv
     config: HearthConfig
     mind: str | None
+    view_only: bool = False
+    """Only watch (`--view-only`, a page `--serve --public` serves): never run the world."""
 
 
 def interactive() -> bool:
-    """Whether a person is at a terminal, both ways: only then is the TUI opened."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
+    """Whether a person is at a terminal, both ways, or at a page `hearth --serve` serves
+    (Textual's web driver): only then is the TUI opened."""
+    served = "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")
+    return served or (sys.stdin.isatty() and sys.stdout.isatty())
 
 
 async def open_world(
     env: RuntimeEnv, config: HearthConfig, mind: str | None = None, *, create: bool = True,
+    view_only: bool = False,
 ) -> int | Watch:
     """The main job: make sure a world exists, then watch it live in the terminal UI.
 
@@ -67,7 +73,7 @@ async def open_world(
                         f"the previous file is saved at {storage.db.backup_path}"
                     )
     if interactive():
-        return Watch(env, config, mind)
+        return Watch(env, config, mind, view_only)
     if not exists and not create:
         raise CliError(f"no world in {env.data_dir} yet: create one with "
                        f"`{env.command('--init')}`")
@@ -117,7 +123,8 @@ def watch(request: Watch) -> int:
     from storage.history import HistoryReader
 
     runner = EngineRunner(make_engine, pace=config.settings.observer.ticks_per_second)
-    print("Opening the world...", file=sys.stderr)
+    if "web_driver" not in os.environ.get("TEXTUAL_DRIVER", ""):  # a page has no terminal
+        print("Opening the world...", file=sys.stderr)
     try:
         history = HistoryReader(env.data_dir / "world.db")
     except StorageError as exc:
@@ -125,10 +132,12 @@ def watch(request: Watch) -> int:
     api = ObserverAPI(runner, history=history, spend=spend, spending=spending)
     try:
         try:
+            if request.view_only:  # never takes the world: as if another process had it
+                raise RuntimeError("view only")
             api.start()
         except RuntimeError:
             cause = runner.error
-            if isinstance(cause, WorldBusyError):  # another process changes it: watch only
+            if request.view_only or isinstance(cause, WorldBusyError):  # watch only
                 from observe.watching import WatchingAPI
 
                 api = WatchingAPI(env.data_dir, config, history=history)

@@ -223,14 +223,16 @@ def test_status_prices_each_request_in_its_band(tmp_path: Path, url: str,
 def test_a_key_refused_mid_run_stops_it_and_the_next_run_gives_the_turn_back(
     tmp_path: Path
 ) -> None:
-    """The key stops working after the first tick's requests: the run stops after the
-    turns in flight, exit 1, one line; with the key back, the tick resumes and the
-    agents who had not acted act."""
+    """The key stops working as the second tick's first turn is answered: the run stops
+    after the turns in flight, exit 1, one line; with the key back, the tick resumes and
+    the agents who had not acted act. (Revoked on a perception of 09:00, tick 1, so the
+    stop falls inside a tick however many requests a turn makes.)"""
     standin = StrictMessagesApi()
     revoked: list[bool] = []
 
     def revoke_later(request: Request):  # noqa: ANN202 (the stand-in's Plan)
-        if len(standin.served) >= 5 and not revoked:
+        said = str(request.last_blocks[-1].get("text", "")) if request.fresh else ""
+        if "day 1, 09:00" in said and not revoked:
             revoked.append(True)
             standin.keys.clear()
         return simple_agent(request)
