@@ -114,46 +114,65 @@ def watch(request: Watch) -> int:
         return wired.engine
 
     def spend() -> tuple[float, dict[str, float]]:
-        return (meters[0].run, dict(meters[0].by_agent)) if meters else (0.0, {})
+        """What this observer's engines spent (one each time it took the world)."""
+        by_agent: dict[str, float] = {}
+        for meter in meters:
+            for name, usd in meter.by_agent.items():
+                by_agent[name] = by_agent.get(name, 0.0) + usd
+        return sum(m.run for m in meters), by_agent
 
     def spending() -> Spending | None:
-        return spending_of(wireds[0], runner) if wireds else None
+        return spending_of(wireds[-1], sum(r.seconds_ticking for r in runners),
+                           sum(r.ticks_run for r in runners)) if wireds else None
 
     from observe.api import ObserverAPI
+    from observe.sharing import SharingAPI
+    from observe.watching import WatchingAPI
     from storage.history import HistoryReader
 
-    runner = EngineRunner(make_engine, pace=config.settings.observer.ticks_per_second)
+    runners: list[EngineRunner] = []
+
+    def engine_api() -> ObserverAPI:
+        runners.append(EngineRunner(make_engine, pace=config.settings.observer.ticks_per_second))
+        return ObserverAPI(runners[-1], history=history, spend=spend, spending=spending)
+
+    def watcher() -> ObserverAPI:
+        return WatchingAPI(env.data_dir, config, history=history)
+
     if "web_driver" not in os.environ.get("TEXTUAL_DRIVER", ""):  # a page has no terminal
         print("Opening the world...", file=sys.stderr)
     try:
         history = HistoryReader(env.data_dir / "world.db")
     except StorageError as exc:
         raise CliError(str(exc)) from None
-    api = ObserverAPI(runner, history=history, spend=spend, spending=spending)
+    api: ObserverAPI | SharingAPI = watcher()
     try:
-        try:
-            if request.view_only:  # never takes the world: as if another process had it
-                raise RuntimeError("view only")
+        if request.view_only:  # never takes the world
             api.start()
-        except RuntimeError:
-            cause = runner.error
-            if request.view_only or isinstance(cause, WorldBusyError):  # watch only
-                from observe.watching import WatchingAPI
-
-                api = WatchingAPI(env.data_dir, config, history=history)
-                api.start()
-            elif isinstance(cause, (CliError, StorageError, ConfigError)):
-                raise cause from None
-            else:
-                raise CliError(f"the world could not be opened: {cause}") from None
+        else:
+            first = engine_api()
+            try:
+                first.start()  # every check an engine makes (a key, the models) here
+            except RuntimeError:
+                cause = first.runner.error
+                if isinstance(cause, WorldBusyError):  # another process runs it: watch
+                    first = None
+                elif isinstance(cause, (CliError, StorageError, ConfigError)):
+                    raise cause from None
+                else:
+                    raise CliError(f"the world could not be opened: {cause}") from None
+            pace = config.settings.observer.ticks_per_second
+            api = SharingAPI(engine_api, watcher, first=first, pace=pace)
+            api.start()
         from services.simulation import clock_of
 
         code = observe_world(api, str(env.data_dir), clock_of(config))
     finally:
         api.stop()
         history.close()
-    if engines and engines[0].halted is not None:
-        print(f"Stopped: {engines[0].halted}", file=sys.stderr)
+    halted = next((e.halted for e in engines if e.halted is not None), None)
+    if halted is not None:
+        print(f"Stopped: {halted}", file=sys.stderr)
         return EXIT_RUNTIME
     if budget:
         print(f"Paused: {budget[0]}. Raise the budget in settings.yaml (claude.budgets) "
@@ -161,17 +180,19 @@ def watch(request: Watch) -> int:
     return code
 
 
-def spending_of(wired: WiredEngine, runner: EngineRunner) -> Spending | None:
+def spending_of(wired: WiredEngine, seconds: float, ticks: int) -> Spending | None:
     """What the header's spend rate and pace are made from, read on the engine thread
     (the capacities live on its loop) as a snapshot is made; None when Claude speaks for
-    nobody. An agent-tick is a tick one agent Claude speaks for lived this session."""
+    nobody. An agent-tick is a tick one agent Claude speaks for lived this session;
+    `seconds` and `ticks` are the session's, over every engine it ran (it builds one each
+    time it takes the world: observe/sharing.py)."""
     if wired.claude is None:
         return None
     paces = []
     for room in wired.capacities.all().values() if wired.capacities is not None else ():
         if (pace := room.pace()) is not None:
-            kind, limit, seconds = pace
-            paces.append(Pace(room.model, WORDS.get(kind, kind), limit, seconds))
+            kind, limit, waited = pace
+            paces.append(Pace(room.model, WORDS.get(kind, kind), limit, waited))
     paces.sort(key=lambda p: -p.waited)
-    return Spending(runner.seconds_ticking, runner.ticks_run * len(wired.claude.profiles),
+    return Spending(seconds, ticks * len(wired.claude.profiles),
                     wired.meter.ticks_per_day, tuple(paces))

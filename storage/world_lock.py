@@ -106,7 +106,8 @@ class WorldLock:
                 raise WorldBusyError(
                     f"{self.data_dir}: this world is being changed by {who}; one process "
                     "at a time may change a world (reading it is always fine: --status, "
-                    "--map, --gardener, --watch)") from None
+                    "--map, --gardener, --view-only; an observer lets go of it once "
+                    "paused)") from None
             except OSError as exc:
                 os.close(fd)
                 raise _lock_fault(path, exc) from None

@@ -23,6 +23,7 @@ import pytest
 
 from config import RuntimeEnv, load_config
 from observe import watch_command
+from observe.sharing import SharingAPI
 from observe.tui.app import HearthApp
 from observe.tui.widgets.feed import EventFeed
 from observe.tui.widgets.header import HearthHeader
@@ -107,7 +108,8 @@ def test_the_observer_of_a_busy_world_watches_it_and_runs_nothing(
     async def drive(api, data_dir: str, clock=None) -> int:
         """What the terminal would do: look, press keys, quit."""
         seen["api"] = api
-        assert isinstance(api, WatchingAPI)
+        # Another process runs the world: the observer watches (observe/sharing.py).
+        assert isinstance(api, SharingAPI) and isinstance(api.active, WatchingAPI)
         app = HearthApp(api, clock)
         async with app.run_test(size=SIZE) as pilot:
             header = app.query_one(HearthHeader)
@@ -160,7 +162,8 @@ def test_the_observer_of_a_busy_world_watches_it_and_runs_nothing(
     code = watch_command.watch(request)
     assert code == 0 and seen["code"] == 0
     api = seen["api"]
-    assert isinstance(api, WatchingAPI) and not api.follower.is_running
+    assert isinstance(api, SharingAPI) and isinstance(api.active, WatchingAPI)
+    assert not api.active.follower.is_running
     assert time.monotonic() - started < 30
     assert writer.poll() is None  # quitting the observer left the writer alone
     assert not held_here(data)
