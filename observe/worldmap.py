@@ -25,22 +25,17 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from core.landmarks import Landmark
-from core.terrain import TERRAIN_ASCII, TERRAIN_ORDER, Terrain
+from core.terrain import TERRAIN_ASCII, TERRAIN_ORDER
 from core.types import Position
-
-RGB = tuple[int, int, int]
-
-TERRAIN_COLORS: dict[Terrain, RGB] = {
-    Terrain.WATER: (24, 66, 140),     # deep blue
-    Terrain.COAST: (72, 176, 190),    # turquoise shallows
-    Terrain.SAND: (232, 214, 158),    # pale sand
-    Terrain.GRASS: (112, 184, 76),    # fresh green
-    Terrain.FOREST: (30, 98, 46),     # dark green
-    Terrain.HILL: (142, 124, 72),     # olive brown
-    Terrain.STONE: (138, 138, 138),   # grey
-}
-AGENT_COLOR: RGB = (255, 36, 36)       # bright red
-LANDMARK_COLOR: RGB = (236, 40, 236)   # magenta
+from observe.symbols import (  # the one table of symbols (and their colours)
+    AGENT,
+    AGENT_COLOR,
+    LANDMARK,
+    LANDMARK_COLOR,
+    MAP_LEGEND,
+    RGB,
+    TERRAIN_COLORS,
+)
 
 PALETTE: NDArray[np.uint8] = np.array(
     [TERRAIN_COLORS[kind] for kind in TERRAIN_ORDER], dtype=np.uint8
@@ -48,8 +43,8 @@ PALETTE: NDArray[np.uint8] = np.array(
 """RGB per terrain code, shape (len(TERRAIN_ORDER), 3): `PALETTE[terrain]` paints a raster."""
 PALETTE.setflags(write=False)
 
-AGENT_SYMBOL = "@"
-LANDMARK_SYMBOL = "*"
+AGENT_SYMBOL = AGENT.ascii
+LANDMARK_SYMBOL = LANDMARK.ascii
 
 MIN_COLUMNS = 12
 """The narrowest terminal map: enough for one legend entry per line."""
@@ -217,11 +212,8 @@ def _paint(
 
 def _legend(block: int, *, color: bool, width: int) -> list[str]:
     entries: list[tuple[RGB | str, str]] = [
-        (TERRAIN_COLORS[kind] if color else TERRAIN_ASCII[kind], kind.value)
-        for kind in TERRAIN_ORDER
-    ]
-    entries.append((AGENT_COLOR if color else AGENT_SYMBOL, "agent"))
-    entries.append((LANDMARK_COLOR if color else LANDMARK_SYMBOL, "landmark"))
+        ((symbol.rgb or (0, 0, 0)) if color else symbol.ascii, _short(symbol.meaning))
+        for symbol in MAP_LEGEND]
     items: list[tuple[str, int]] = []
     for mark, name in entries:
         text = name[: max(0, width - 2)]
@@ -244,6 +236,11 @@ def _legend(block: int, *, color: bool, width: int) -> list[str]:
     if color:
         lines = [line + _RESET for line in lines]
     return lines
+
+
+def _short(meaning: str) -> str:
+    """A legend entry's words, short for a terminal line ("an agent, awake": "agent")."""
+    return {AGENT.meaning: "agent", LANDMARK.meaning: "landmark"}.get(meaning, meaning)
 
 
 def _fg(rgb: Sequence[int]) -> str:
@@ -279,10 +276,39 @@ def write_png(
         raise ValueError(f"the map image must be a .png file, got {shown}: {os.fspath(path)}")
     if isinstance(scale, bool) or not isinstance(scale, int) or scale < 1:
         raise ValueError(f"scale must be a whole number of at least 1, got {scale!r}")
-    image = Image.fromarray(
-        map_image_array(terrain, agents=agents, landmarks=landmarks, scale=scale)
-    )
+    image = with_legend(Image.fromarray(
+        map_image_array(terrain, agents=agents, landmarks=landmarks, scale=scale)))
     image.save(path, format="PNG")
+
+
+LEGEND_WIDTH = 170
+"""Pixels of legend beside the map in the PNG: a swatch and its words per line."""
+LEGEND_LINE = 14
+LEGEND_BACKGROUND: RGB = (12, 24, 31)
+
+
+def legend_height() -> int:
+    return 8 + LEGEND_LINE * len(MAP_LEGEND)
+
+
+def with_legend(world: Image.Image) -> Image.Image:
+    """The map with the one legend beside it (observe/symbols.py MAP_LEGEND): the map
+    keeps its pixels at the top left, one square a cell."""
+    from PIL import ImageDraw, ImageFont
+
+    width, height = world.size
+    image = Image.new("RGB", (width + LEGEND_WIDTH, max(height, legend_height())),
+                      LEGEND_BACKGROUND)
+    image.paste(world, (0, 0))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default()
+    for i, symbol in enumerate(MAP_LEGEND):
+        top = 4 + i * LEGEND_LINE
+        left = width + 8
+        draw.rectangle((left, top + 2, left + 9, top + 11), fill=symbol.rgb or (0, 0, 0),
+                       outline=(230, 230, 230))
+        draw.text((left + 16, top), _short(symbol.meaning), fill=(230, 230, 230), font=font)
+    return image
 
 
 def map_image_array(

@@ -30,7 +30,19 @@ from rich.style import Style
 
 from adapters.perception import wall_junction
 from core.terrain import TERRAIN_ORDER, Terrain
-from observe.worldmap import TERRAIN_COLORS
+from observe.symbols import (
+    AGENT,
+    AGENT_STATES,
+    CROWD,
+    ITEM,
+    LANDMARK,
+    LANDMARK_KINDS,
+    SIGN,
+    TERRAIN,
+    TERRAIN_COLORS,
+    WALL_EAST,
+    WALL_SOUTH,
+)
 
 Part = tuple[str, Style]
 """Some text and the style to draw it in: what a grid row is made of."""
@@ -151,11 +163,8 @@ def _by_code(table: Mapping[Terrain, Part]) -> tuple[Part, ...]:
     return tuple(table[kind] for kind in TERRAIN_ORDER)
 
 
-_TERRAIN_LETTER: dict[Terrain, str] = {
-    Terrain.WATER: "~", Terrain.COAST: "-", Terrain.SAND: ":", Terrain.GRASS: ".",
-    Terrain.FOREST: "T", Terrain.HILL: "^", Terrain.STONE: "#",
-}
-"""The one-column terrain mark, in both sets."""
+_TERRAIN_LETTER: dict[Terrain, str] = {kind: TERRAIN[kind].ascii for kind in TERRAIN_ORDER}
+"""The one-column terrain mark, in both sets: the one table's (observe/symbols.py)."""
 
 
 def _emoji_set() -> GlyphSet:
@@ -163,41 +172,31 @@ def _emoji_set() -> GlyphSet:
     # (emoji alone make a busy picture) and lets narrow symbols keep their meaning.
     ground = {kind: Style(bgcolor=_rgb(TERRAIN_COLORS[kind], 0.45)) for kind in TERRAIN_ORDER}
     light = {kind: _rgb(TERRAIN_COLORS[kind], 1.3) for kind in TERRAIN_ORDER}
-    symbols = {
-        Terrain.WATER: "🌊", Terrain.COAST: "〰", Terrain.SAND: "░░", Terrain.GRASS: "· ",
-        Terrain.FOREST: "🌲", Terrain.HILL: "🗻", Terrain.STONE: "🪨",
-    }
-    terrain = {kind: (symbols[kind], ground[kind] + Style(color=light[kind]))
+    terrain = {kind: (TERRAIN[kind].emoji, ground[kind] + Style(color=light[kind]))
                for kind in TERRAIN_ORDER}
     bold = Style(bold=True)
     marks = Marks(
-        agent=("@", Style(color="bright_red", bold=True)),
-        sign=("?", Style(color="bright_yellow", bold=True)),
-        item=("*", Style(color="bright_cyan", bold=True)),
-        landmark=("!", Style(color="bright_magenta", bold=True)),
+        agent=(AGENT.ascii, Style(color="bright_red", bold=True)),
+        sign=(SIGN.ascii, Style(color="bright_yellow", bold=True)),
+        item=(ITEM.ascii, Style(color="bright_cyan", bold=True)),
+        landmark=(LANDMARK.ascii, Style(color="bright_magenta", bold=True)),
         terrain=_by_code({kind: (_TERRAIN_LETTER[kind], Style(color=light[kind]))
                           for kind in TERRAIN_ORDER}),
     )
     return GlyphSet(
         name="emoji",
         terrain=_by_code(terrain),
-        agent_states=MappingProxyType({
-            "awake": ("🧑", bold), "asleep": ("😴", bold),
-            "journeying": ("🚶", bold), "talking": ("💬", bold),
-        }),
-        agents_many=("👥", bold),
-        sign=("📜", Style()),
-        item=("✨", Style()),
-        landmarks=MappingProxyType({
-            "spring": ("⛲", Style()), "old_tree": ("🌳", Style()),
-            "standing_stone": ("🗿", Style()), "cave_mouth": ("🦇", Style()),
-            "reed_bed": ("🌾", Style()), "hot_spring": ("💨", Style()),
-            "lookout": ("🔭", Style()), "ancient_ruins": ("🏺", Style()),
-            "driftwood_shore": ("🪵", Style()),
-        }),
-        landmark=("⭐", Style()),
+        agent_states=MappingProxyType({state: (symbol.emoji, bold)
+                                       for state, symbol in AGENT_STATES.items()}),
+        agents_many=(CROWD.emoji, bold),
+        sign=(SIGN.emoji, Style()),
+        item=(ITEM.emoji, Style()),
+        landmarks=MappingProxyType({kind: (symbol.emoji, Style())
+                                    for kind, symbol in LANDMARK_KINDS.items()}),
+        landmark=(LANDMARK.emoji, Style()),
         marks=marks,
-        walls=WallParts("│", "─", MappingProxyType({s: wall_junction(*s) for s in _SIDES}),
+        walls=WallParts(WALL_EAST.emoji, WALL_SOUTH.emoji,
+                        MappingProxyType({s: wall_junction(*s) for s in _SIDES}),
                         Style(color="bright_white", bold=True)),
         selected=Style(bgcolor="dark_orange3"),
         cursor=Style(bgcolor="grey85", color="black"),
@@ -206,32 +205,29 @@ def _emoji_set() -> GlyphSet:
 
 def _ascii_set() -> GlyphSet:
     colour = {kind: Style(color=_rgb(TERRAIN_COLORS[kind], 1.15)) for kind in TERRAIN_ORDER}
-    symbols = {
-        Terrain.WATER: "~~", Terrain.COAST: "~.", Terrain.SAND: "::", Terrain.GRASS: "..",
-        Terrain.FOREST: "TT", Terrain.HILL: "^^", Terrain.STONE: "##",
-    }
     agent = Style(color="bright_red", bold=True)
     return GlyphSet(
         name="ascii",
-        terrain=_by_code({kind: (symbols[kind], colour[kind]) for kind in TERRAIN_ORDER}),
+        terrain=_by_code({kind: (_TERRAIN_LETTER[kind] * 2, colour[kind])
+                          for kind in TERRAIN_ORDER}),
         agent_states=MappingProxyType({
-            "awake": ("@", agent), "asleep": ("z", Style(color="red")),
-            "journeying": (">", agent), "talking": ("\"", agent),
-        }),
-        agents_many=("@", agent),
-        sign=("??", Style(color="bright_yellow", bold=True)),
-        item=("**", Style(color="bright_cyan", bold=True)),
+            state: (symbol.ascii, Style(color="red") if state == "asleep" else agent)
+            for state, symbol in AGENT_STATES.items()}),
+        agents_many=(CROWD.ascii, agent),
+        sign=(SIGN.ascii * 2, Style(color="bright_yellow", bold=True)),
+        item=(ITEM.ascii * 2, Style(color="bright_cyan", bold=True)),
         landmarks=MappingProxyType({}),
-        landmark=("!!", Style(color="bright_magenta", bold=True)),
+        landmark=(LANDMARK.ascii * 2, Style(color="bright_magenta", bold=True)),
         marks=Marks(
-            agent=("@", agent),
-            sign=("?", Style(color="bright_yellow", bold=True)),
-            item=("*", Style(color="bright_cyan", bold=True)),
-            landmark=("!", Style(color="bright_magenta", bold=True)),
+            agent=(AGENT.ascii, agent),
+            sign=(SIGN.ascii, Style(color="bright_yellow", bold=True)),
+            item=(ITEM.ascii, Style(color="bright_cyan", bold=True)),
+            landmark=(LANDMARK.ascii, Style(color="bright_magenta", bold=True)),
             terrain=_by_code({kind: (_TERRAIN_LETTER[kind], colour[kind])
                               for kind in TERRAIN_ORDER}),
         ),
-        walls=WallParts("|", "-", MappingProxyType({s: _ascii_junction(*s) for s in _SIDES}),
+        walls=WallParts(WALL_EAST.ascii, WALL_SOUTH.ascii,
+                        MappingProxyType({s: _ascii_junction(*s) for s in _SIDES}),
                         Style(color="bright_white", bold=True)),
         selected=Style(bgcolor="yellow", color="black"),
         cursor=Style(reverse=True),

@@ -23,6 +23,7 @@ from config import load_config
 from core.terrain import TERRAIN_CODE, TERRAIN_ORDER, Terrain
 from core.types import agent_name
 from generation.regions import label_regions
+from observe.worldmap import LEGEND_WIDTH, legend_height
 from services.world_view import world_picture
 from storage import Storage
 
@@ -428,7 +429,8 @@ def test_terminal_map_follows_a_narrower_terminal(capsys, dirs, monkeypatch) -> 
     assert ANSI_ESCAPE not in out
 
 
-def test_map_png_has_one_pixel_per_cell(capsys, dirs, tmp_path: Path) -> None:
+def test_map_png_has_one_pixel_per_cell_and_the_legend_beside_it(
+        capsys, dirs, tmp_path: Path) -> None:
     create(capsys, dirs, "--seed", str(SEED), "--size", SIZE)
     target = tmp_path / "out.png"
     code, out, err = hearth(capsys, dirs, "--map", str(target))
@@ -436,7 +438,8 @@ def test_map_png_has_one_pixel_per_cell(capsys, dirs, tmp_path: Path) -> None:
     assert str(target) in out
     with Image.open(target) as image:
         assert image.format == "PNG"
-        assert image.size == (WIDTH, HEIGHT)
+        # The map, one pixel a cell, at the top left; the one legend to its right.
+        assert image.size == (WIDTH + LEGEND_WIDTH, max(HEIGHT, legend_height()))
         assert image.mode == "RGB"
         assert len(image.getcolors(maxcolors=4096) or []) >= 3, "more than one flat colour"
 

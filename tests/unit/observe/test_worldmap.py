@@ -16,8 +16,10 @@ from observe.worldmap import (
     AGENT_COLOR,
     AGENT_OUTLINE_COLOR,
     LANDMARK_COLOR,
+    LEGEND_WIDTH,
     PALETTE,
     TERRAIN_COLORS,
+    legend_height,
     majority_terrain,
     render_terminal_map,
     supports_color,
@@ -265,7 +267,7 @@ def test_ascii_legend_names_every_symbol_and_the_scale() -> None:
     legend = text.split("\n")[-1]
     for kind in TERRAIN_ORDER:
         assert f"{TERRAIN_ASCII[kind]} {kind.value}" in legend
-    assert "@ agent" in legend and "* landmark" in legend
+    assert "@ agent" in legend and "! landmark" in legend  # observe/symbols.py
     assert "1 char = 1x2 cells" in legend
 
 
@@ -284,7 +286,7 @@ def test_ascii_agents_and_landmarks_mark_their_block() -> None:
                                landmarks=[landmark(15, 0), landmark(4, 8)])
     rows = map_lines(text)
     assert len(rows) == 4
-    assert rows[0] == ".......*"
+    assert rows[0] == ".......!"
     assert rows[2] == "..@....."  # the agent hides the landmark in the same block
     assert rows[1] == rows[3] == "........"
 
@@ -380,8 +382,8 @@ def test_png_has_one_palette_pixel_per_cell(tmp_path) -> None:
     write_png(path, terrain)
     with Image.open(path) as image:
         assert image.format == "PNG"
-        assert image.size == (7, 2)
-        pixels = np.asarray(image.convert("RGB"))
+        assert image.size == (7 + LEGEND_WIDTH, max(2, legend_height()))  # legend beside
+        pixels = np.asarray(image.convert("RGB"))[:2, :7]
     assert np.array_equal(pixels, PALETTE[terrain])
     assert tuple(pixels[0, 0]) == TERRAIN_COLORS[Terrain.WATER]
     assert tuple(pixels[1, 1]) == TERRAIN_COLORS[Terrain.HILL]
@@ -393,8 +395,8 @@ def test_png_marks_agents_and_landmarks(tmp_path) -> None:
     write_png(path, terrain, agents=[("Ada", Position(20, 10))],
               landmarks=[landmark(35, 30), landmark(20, 10)])
     with Image.open(path) as image:
-        assert image.size == (50, 40)
-        pixels = np.asarray(image.convert("RGB"))
+        assert image.size == (50 + LEGEND_WIDTH, max(40, legend_height()))
+        pixels = np.asarray(image.convert("RGB"))[:40, :50]
 
     def at(x: int, y: int) -> tuple[int, ...]:
         return tuple(int(v) for v in pixels[y, x])
@@ -426,7 +428,7 @@ def test_png_skips_markers_off_the_map(tmp_path) -> None:
     path = tmp_path / "world.png"
     write_png(path, filled(5, 5), agents=[("Ada", Position(7, 2))])
     with Image.open(path) as image:
-        pixels = np.asarray(image.convert("RGB"))
+        pixels = np.asarray(image.convert("RGB"))[:5, :5]
     assert np.array_equal(pixels, PALETTE[filled(5, 5)])
 
 
@@ -435,8 +437,8 @@ def test_png_scale_enlarges_every_cell(tmp_path) -> None:
     path = tmp_path / "big.png"
     write_png(path, terrain, scale=3)
     with Image.open(path) as image:
-        assert image.size == (6, 6)
-        pixels = np.asarray(image.convert("RGB"))
+        assert image.size == (6 + LEGEND_WIDTH, max(6, legend_height()))
+        pixels = np.asarray(image.convert("RGB"))[:6, :6]
     assert np.array_equal(pixels[0:3, 0:3], np.broadcast_to(PALETTE[W], (3, 3, 3)))
     assert np.array_equal(pixels[0:3, 3:6], np.broadcast_to(PALETTE[F], (3, 3, 3)))
     assert np.array_equal(pixels[3:6, 0:3], np.broadcast_to(PALETTE[ST], (3, 3, 3)))
