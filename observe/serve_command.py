@@ -29,6 +29,8 @@ from storage import Storage
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+QUIT_WITHIN = 10.0
+"""Seconds a page's observer has to quit (its tick in flight) before it is ended."""
 PROJECT = Path(__file__).resolve().parent.parent
 
 
@@ -62,8 +64,13 @@ def serve_request(env: RuntimeEnv, config_dir: Path | None, host: str | None,
         args += ["--config-dir", str(config_dir)]
     if public:
         args.append("--view-only")
+        print(f"warning: serving on {host}: anyone who can reach port {port} there can "
+              "watch this world (pages only watch: none can run or pause it)",
+              file=sys.stderr)
     shown = f"[{host}]" if ":" in host else host
-    return Serve(shlex.join(args), host, port, f"http://{shown}:{port}")
+    # exec: the page's process is the observer itself, not a shell around it, so
+    # ending it ends the observer.
+    return Serve("exec " + shlex.join(args), host, port, f"http://{shown}:{port}")
 
 
 def serve(request: Serve) -> int:
@@ -71,12 +78,41 @@ def serve(request: Serve) -> int:
     quit, each finishing its tick in flight, and waits for them."""
     import asyncio
 
+    import textual_serve.server as served
     from aiohttp import web
-    from textual_serve.server import Server
+    from textual_serve.app_service import AppService
 
-    class _Quiet(Server):
+    pages: set[AppService] = set()
+
+    class _Page(AppService):  # every page's observer, known to the server
+        async def start(self, width: int, height: int) -> None:
+            pages.add(self)
+            await super().start(width, height)
+
+        async def stop(self) -> None:
+            # Asked to quit, the observer finishes its tick in flight and goes; one
+            # whose page vanished without a word may not hear it: it is ended.
+            try:
+                await asyncio.wait_for(super().stop(), QUIT_WITHIN)
+                process = self._process
+                if process is not None and process.returncode is None:
+                    await asyncio.wait_for(process.wait(), QUIT_WITHIN)
+            except (TimeoutError, OSError, RuntimeError):
+                _end(self)
+            finally:
+                pages.discard(self)
+
+    class _Quiet(served.Server):
         async def on_startup(self, app: object) -> None:  # no banner: one line, below
             pass
+
+        async def on_shutdown(self, app: object) -> None:
+            # Every page still open is asked to quit, and ended if it will not: no
+            # observer outlives the server (textual-serve alone leaves them running).
+            await asyncio.gather(*(page.stop() for page in list(pages)),
+                                 return_exceptions=True)
+
+    served.AppService = _Page  # type: ignore[misc]
 
     server = _Quiet(request.command, host=request.host, port=request.port, title="Hearth",
                     public_url=request.url)
@@ -111,3 +147,14 @@ def _check_port(address: str, port: int) -> None:
             why = "is in use" if exc.errno == 98 else f"cannot be used ({exc.strerror})"
             raise CliError(f"port {port} on {address} {why}: choose another with --port",
                            EXIT_RUNTIME) from None
+
+
+def _end(page: object) -> None:
+    """End a page's observer that did not quit when asked (its process is Python
+    itself: the command is exec'd by the shell textual-serve starts it in)."""
+    process = getattr(page, "_process", None)
+    if process is not None and process.returncode is None:
+        try:
+            process.kill()
+        except ProcessLookupError:
+            pass

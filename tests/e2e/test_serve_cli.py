@@ -10,6 +10,9 @@ closes or the server stops. A real browser is used where one is installed
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -23,6 +26,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from PIL import Image
 
 PROJECT = Path(__file__).resolve().parents[2]
 ESCAPES = re.compile(rb"\x1b\[[0-9;?$]*[A-Za-z]|\x1b\][^\x07]*\x07")
@@ -195,6 +199,9 @@ def test_public_pages_only_watch(world: Path) -> None:
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=_env(), cwd=PROJECT)
     assert server.stdout is not None and "Serving the observer" in server.stdout.readline()
+    assert server.stderr is not None
+    warned = server.stderr.readline()
+    assert warned.startswith("warning: serving on 127.0.0.1: anyone who can reach port "), warned
     try:
         async def browse() -> None:
             async with aiohttp.ClientSession() as session:
@@ -252,21 +259,120 @@ def _chromium() -> str | None:
     return None
 
 
+class Browser:
+    """Headless Chromium driven over its DevTools protocol (CDP, a websocket): a tab
+    opens a page, and every websocket frame the page receives is kept, decoded, so the
+    test reads what the page was sent to draw."""
+
+    def __init__(self, executable: str, profile: Path) -> None:
+        self.process = subprocess.Popen(
+            [executable, "--headless=new", "--no-sandbox", "--disable-gpu",
+             "--remote-debugging-port=0", f"--user-data-dir={profile}",
+             "--window-size=1280,800", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            start_new_session=True)  # its helper processes go with it (close)
+        assert self.process.stderr is not None
+        for line in self.process.stderr:  # "DevTools listening on ws://127.0.0.1:PORT/..."
+            if "DevTools listening on " in line:
+                self.devtools = line.split("DevTools listening on ", 1)[1].strip()
+                break
+        else:
+            raise AssertionError("Chromium did not start its DevTools endpoint")
+        self.http = "http://" + self.devtools.split("/")[2]
+
+    async def tab(self, session: aiohttp.ClientSession, url: str) -> Tab:
+        async with session.put(f"{self.http}/json/new?about:blank") as made:
+            target = await made.json()
+        tab = Tab(await session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0))
+        await tab.call("Network.enable")
+        await tab.call("Page.enable")
+        await tab.call("Emulation.setDeviceMetricsOverride", width=1280, height=800,
+                       deviceScaleFactor=1, mobile=False)
+        await tab.call("Page.navigate", url=url)
+        return tab
+
+    def close(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=20)
+
+
+class Tab:
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws, self.next_id, self.sent = ws, 0, b""
+
+    async def call(self, method: str, **params: object) -> dict:
+        self.next_id += 1
+        asked = self.next_id
+        await self.ws.send_json({"id": asked, "method": method, "params": params})
+        while True:
+            message = await self.ws.receive_json(timeout=30)
+            self._keep(message)
+            if message.get("id") == asked:
+                return message.get("result", {})
+
+    def _keep(self, message: dict) -> None:
+        if message.get("method") == "Network.webSocketFrameReceived":
+            response = message["params"]["response"]
+            data = response["payloadData"]
+            self.sent += (base64.b64decode(data) if response.get("opcode") == 2
+                          else data.encode())
+
+    @property
+    def screen(self) -> str:
+        return ESCAPES.sub(b"", self.sent).decode("utf-8", "replace")
+
+    async def close(self) -> None:
+        """Close the tab (its page's websocket with it); the tab may go before it answers."""
+        self.next_id += 1
+        await self.ws.send_json({"id": self.next_id, "method": "Page.close", "params": {}})
+        await self.ws.close()
+
+    async def until(self, words: str, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while words not in self.screen:
+            left = deadline - time.monotonic()
+            assert left > 0, f"the browser's page never showed {words!r}"
+            with contextlib.suppress(asyncio.TimeoutError):
+                self._keep(await self.ws.receive_json(timeout=min(1.0, left)))
+
+
 def test_a_real_browser_sees_the_header(world: Path, tmp_path: Path) -> None:
-    browser = _chromium()
-    if browser is None:
+    executable = _chromium()
+    if executable is None:
         pytest.skip("no headless Chromium on this machine (install Debian's chromium, or "
                     "set HEARTH_CHROMIUM): the pages were driven over their websocket instead")
     server, url = _serving(world)
+    browser = Browser(executable, tmp_path / "profile")
     try:
-        shot = tmp_path / "page.png"
-        subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
-                        "--window-size=1280,800", "--virtual-time-budget=10000",
-                        f"--screenshot={shot}", url],
-                       capture_output=True, timeout=60)
-        assert shot.exists() and shot.stat().st_size > 10_000
-        artifacts = os.environ.get("HEARTH_ARTIFACTS")
-        if artifacts:
-            shutil.copy(shot, Path(artifacts) / "serve-1280x800.png")
+        async def browse() -> None:
+            async with aiohttp.ClientSession() as session:
+                first = await browser.tab(session, url)
+                started = time.monotonic()
+                await first.until("paused")  # the page started the app, which drew
+                assert time.monotonic() - started < 10.0
+                assert "t0 · day 1, 08:00 (morning)" in first.screen
+                second = await browser.tab(session, url)
+                await second.until("t0 · day 1, 08:00 (morning)")  # the same world
+                await first.call("Page.bringToFront")  # a tab behind another draws nothing
+                shot = await first.call("Page.captureScreenshot", format="png")
+                picture = base64.b64decode(shot["data"])
+                (tmp_path / "serve-1280x800.png").write_bytes(picture)
+                artifacts = os.environ.get("HEARTH_ARTIFACTS")
+                if artifacts:
+                    shutil.copy(tmp_path / "serve-1280x800.png", Path(artifacts))
+                with Image.open(io.BytesIO(picture)) as image:
+                    assert image.size == (1280, 800)
+                    assert len(image.convert("RGB").getcolors(1 << 16) or ()) > 20  # drawn
+                await first.close()
+                await second.close()
+
+        asyncio.run(browse())
+        _wait(lambda: not _pages(world))  # both pages closed: their observers are gone
     finally:
+        browser.close()
         _stopped(server, world)

@@ -49,15 +49,18 @@ Entry = tuple[int, FeedLine]
 
 
 def line_segments(line: FeedLine) -> list[Segment]:
-    """One feed line as styled segments: "t123 Ember walk: narration", failures marked
-    with ✗ and shown red, happenings without an agent in yellow. All cleaned."""
+    """One feed line as styled segments: "t123 Ember walk north: narration", failures
+    marked with ✗ and shown red, happenings without an agent in yellow. An action says
+    its deed (tool and arguments) before the narration, which may open by setting the
+    scene: on a narrow screen what was done is what stays. All cleaned."""
     segments = []
     if not line.ok:
         segments.append(Segment("✗ ", _FAILED_MARK))
     segments.append(Segment(f"t{line.tick} ", _TICK))
     if line.agent is not None:
         segments.append(Segment(clean(line.agent) + " ", _AGENT))
-    segments.append(Segment(clean(line.kind) + ": ", _KIND))
+    deed = line.deed.removeprefix("✗ ") if line.deed else line.kind
+    segments.append(Segment(clean(deed) + ": ", _KIND))
     style = _FAILED if not line.ok else (_HAPPENING if line.agent is None else None)
     segments.append(Segment(" ".join(clean(line.text).split()), style))
     return segments

@@ -125,8 +125,8 @@ def run_pace_words(pace: float | None) -> str:
 def moving(state: RunState) -> bool:
     """Ticks are coming: only then is there a speed to show (a paused world's last
     speed is no speed)."""
-    if state.watch_only:
-        return state.running and state.ticks_per_second > 0
+    if state.watch_only:  # only while someone changes the world: a run over has no speed
+        return state.running and state.changer is not None and state.ticks_per_second > 0
     return (state.running and state.error is None and not state.paused
             and state.remaining != 0)
 
