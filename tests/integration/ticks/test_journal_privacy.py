@@ -152,7 +152,33 @@ def test_neither_a_run_nor_status_prints_a_journal(tmp_path: Path) -> None:
         assert run.returncode == 0, run.stdout + run.stderr
         _keeps_quiet(run.stdout + run.stderr, "a command's output")
     assert "append_file" in plain.stdout and "read journal.md" in plain.stdout
+    _keeps_quiet(_served_page(tmp_path), "the page `hearth --serve` serves")
     ticks = [json.loads(line) for line in as_json.stdout.splitlines() if line.startswith("{")]
     assert any(a["tool"] == "read_file" for t in ticks for r in t["turns"] for a in r["actions"])
     journals = list((tmp_path / "agents").glob("*/journal.md"))
     assert journals and all(SECRET in j.read_text() for j in journals)
+
+
+def _served_page(where: Path) -> str:
+    """What a browser's page of `hearth --serve` was sent to draw: the observer over
+    this world, its feed (the newest ticks' lines) and the chosen turn's provenance."""
+    import asyncio
+
+    import aiohttp
+
+    from tests.e2e.test_serve_cli import Page, _serving, _stopped
+
+    server, url = _serving(where)
+    try:
+        async def look() -> str:
+            async with aiohttp.ClientSession() as session:
+                page = await Page(session, url).open()
+                await page.until("paused")
+                await page.keys("p")  # provenance of the newest line's turn
+                await page.until("Perceived")
+                await page.close()
+                return page.screen
+
+        return asyncio.run(look())
+    finally:
+        _stopped(server, where)
