@@ -21,7 +21,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rich.text import Text
-from textual._files import generate_datetime_filename
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -38,7 +37,7 @@ from observe.tui.legend import LegendPanel
 from observe.tui.looking_back import LookingBack
 from observe.tui.messages import AgentChosen, CellChosen, CentreOn
 from observe.tui.safe_text import clean
-from observe.tui.screenshots import save_svg
+from observe.tui.screenshots import save_svg, screenshot_name
 from observe.tui.widgets.agents import AgentList
 from observe.tui.widgets.cellinfo import CellPanel
 from observe.tui.widgets.conversations import ConversationPanel
@@ -327,7 +326,7 @@ class HearthApp(EngineLink, LookingBack, App[int]):
         missing; Textual's default, a downloads folder, need not exist), and a notice
         that says where it went, or where it could not go and why."""
         folder = Path(path) if path else self.screenshots_folder()
-        name = filename or generate_datetime_filename(self.title, ".svg", time_format)
+        name = filename or screenshot_name(self.title, time_format)
         try:
             saved = save_svg(self.export_screenshot(), folder, name)
         except OSError as exc:

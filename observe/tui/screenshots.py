@@ -9,6 +9,7 @@ number).
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import stat
 from pathlib import Path
@@ -45,3 +46,13 @@ def save_svg(svg: str, folder: Path, name: str) -> Path:
         raise OSError(0, f"too many screenshots named {name} already")
     finally:
         os.close(directory)
+
+
+def screenshot_name(title: str, time_format: str | None = None) -> str:
+    """"Hearth_2026-11-29T07_08_02_561641.svg": the title and the time, every character a
+    file name may not hold (or that a shell would take apart) made "_"."""
+    now = dt.datetime.now()
+    stem = f"{title} {now.isoformat() if time_format is None else now.strftime(time_format)}"
+    for reserved in ' <>:"/\\|?*.':
+        stem = stem.replace(reserved, "_")
+    return stem + ".svg"

@@ -80,3 +80,11 @@ def test_screenshots_make_their_folder_and_never_follow_a_link(tmp_path: Path) -
     os.symlink(tmp_path / "elsewhere", linked)
     with pytest.raises(OSError, match="not a folder"):
         save_svg("<svg/>", linked, "shot.svg")
+
+
+def test_a_screenshot_is_named_by_the_title_and_the_time_without_a_reserved_character() -> None:
+    from observe.tui.screenshots import screenshot_name
+
+    name = screenshot_name('Hearth: a <world> "here"', "%Y-%m-%d %H:%M:%S")
+    assert name.startswith("Hearth__a__world___here__") and name.endswith(".svg")
+    assert not any(c in name.removesuffix(".svg") for c in ' <>:"/\\|?*.')
