@@ -64,6 +64,9 @@ class ToolOutcome:
     """Narrated prose: what happened, or why it could not."""
     data: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """The action's structured result (for minds that read structure, not prose)."""
+    reason: str = ""
+    """Why it failed (a core.failures.FailureReason value; "" when it worked or no reason
+    was given): what a mind reads instead of matching words in `text`."""
 
 
 @quick_init

@@ -155,7 +155,8 @@ async def _run_calls(
         ))
         left = max_actions - len(actions)
         heard = text if left > LOW_ACTIONS else f"{text}\n\n{actions_left_text(left, max_actions)}"
-        outcomes.append(ToolOutcome(call.id, call.name, result.success, heard, result.data))
+        outcomes.append(ToolOutcome(call.id, call.name, result.success, heard, result.data,
+                                    str(getattr(result, "reason", "") or "")))
     if len(actions) >= max_actions and ended == ENDED:
         ended = ACTION_LIMIT
     return outcomes, ended

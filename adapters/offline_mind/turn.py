@@ -104,6 +104,7 @@ from adapters.offline_mind.talking import Talking
 from adapters.offline_mind.view import View, step_blocks
 from adapters.offline_mind.walking import SEARCH_LEGS, Walking
 from adapters.offline_mind.writing import Writing
+from core.failures import FailureReason
 from services.mind import ToolCall, ToolOutcome, TurnStart
 
 TURN_CAP = 16
@@ -335,13 +336,13 @@ class OfflineTurn(Talking, Writing, Making, Walking):
             if name == "walk":
                 edge = (self.x, self.y, str(args.get("direction")))
                 self._block(edge)
-                if "wall" in out.text:
+                if out.reason == FailureReason.WALL_IN_WAY:
                     self.walls = capped(self.walls, edge, MAX_WALLS)
-                elif "world ends" in out.text and not self.haunt:
+                elif out.reason == FailureReason.WORLD_EDGE and not self.haunt:
                     self.search = ((self.search[0] + 1) % SEARCH_LEGS, 0)  # turn at the edge
             elif name == "gather":
                 direction = str(args.get("direction", "down"))
-                if "wall" in out.text:
+                if out.reason == FailureReason.WALL_IN_WAY:
                     edge = (self.x, self.y, direction)
                     self._block(edge)
                     self.walls = capped(self.walls, edge, MAX_WALLS)
