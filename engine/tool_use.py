@@ -50,7 +50,6 @@ class TurnTools:
         self._narrate_now = getattr(narrator, "narrate_now", None)
         """The narrator's synchronous form, if it has one: one coroutine less a call."""
         self._as_is = registry.named(Narration.AS_IS)
-        self._by_name = registry.by_name
         self._files: dict[str, AgentFiles] = {}
         self.act: Callable[[str, Action, int], ActionResult] = sim.engine.execute_now
         """`ToolUse.act`: the action engine's own entry, bound once (a frame less a call)."""
@@ -76,10 +75,7 @@ class TurnTools:
     # ------------------------------------------------------------------ a turn's calls
 
     async def execute(self, name: str, tick: int, call: ToolCall) -> ActionResult:
-        try:
-            tool = self._by_name.get(call.name)
-        except TypeError:  # a name no text could be
-            tool = None
+        tool = self.registry.tool(call.name)  # the one place that knows every tool
         if tool is None:
             return self.registry.unknown(call.name)
         if (tool.changed_path is not None and isinstance(call.arguments, Mapping)

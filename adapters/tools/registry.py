@@ -2,7 +2,7 @@
 
     TOOLS = ToolRegistry(*world_action_tools(), *FILE_TOOLS, RECALL_TOOL)
     specs = TOOLS.specs(max_actions=8)            # what every mind is offered
-    result = await TOOLS.run(call, use, agent, tick)
+    result = await TOOLS.tool(call.name).call(call.arguments, use, agent, tick)
     told = TOOLS.tool(call.name).narration        # FRAMED by the narrator, or AS_IS
 
 A tool says everything about itself: its name, the description and input schema a
@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from adapters.agent_files import AgentFiles
 from core.actions import Action, ActionResult
 from core.failures import FailureReason
-from services.mind import ToolCall, ToolSpec
+from services.mind import ToolSpec
 from services.tool_input import ToolInputError, describe_value
 from services.tool_specs import MAX_ACTIONS_MARK
 from storage import Storage
@@ -143,13 +143,6 @@ class ToolRegistry:
     def changing_files(self) -> frozenset[str]:
         """The names of the tools that may change an agent's files."""
         return frozenset(t.name for t in self._tools.values() if t.changed_path is not None)
-
-    async def run(self, call: ToolCall, use: ToolUse, agent: str, tick: int) -> ActionResult:
-        """Parse and run one call; a call no tool answers, or bad input, is a failed result."""
-        tool = self.tool(call.name)
-        if tool is None:
-            return self.unknown(call.name)
-        return await tool.call(call.arguments, use, agent, tick)
 
     def unknown(self, name: object) -> ActionResult:
         """What a call of a tool that does not exist comes to: the tools that do."""
