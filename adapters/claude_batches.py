@@ -31,6 +31,8 @@ from typing import Any
 
 import anthropic
 
+from adapters.claude_calls import passing
+
 log = logging.getLogger("hearth.claude.batches")
 
 RETRIES = 4
@@ -38,9 +40,6 @@ RETRIES = 4
 BACKOFF = 1.0
 MAX_REQUESTS = 100_000
 """The most requests one batch may hold (the guide's limit); more start a new batch."""
-PASSING = (anthropic.APIConnectionError, anthropic.InternalServerError,
-           anthropic.RateLimitError, anthropic.RequestTimeoutError, anthropic.ConflictError)
-"""What a later attempt may not meet: InternalServerError covers 5xx and 529."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +248,9 @@ class BatchGate:
         while True:
             try:
                 return await make()
-            except PASSING as error:
+            except anthropic.AnthropicError as error:
+                if not passing(error):  # the same rule as every request (claude_calls)
+                    raise
                 if attempt == RETRIES:
                     raise BatchRequestFailed(
                         f"the batch could not be {what} after {RETRIES + 1} attempts: "

@@ -147,7 +147,7 @@ def status_of(exc: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
-def _passing(exc: BaseException) -> bool:
+def passing(exc: BaseException) -> bool:
     """Whether a failure may pass if asked again (the SDK's own rule, less its waiting)."""
     if isinstance(exc, (anthropic.APITimeoutError, anthropic.APIConnectionError)):
         return True
@@ -260,7 +260,7 @@ async def ask(
             if ticket is not None and status in (429, 503, 529):
                 capacity.refused(ticket, status, exc.response.headers,  # type: ignore[union-attr]
                                  asked)
-            if not _passing(exc):
+            if not passing(exc):
                 raise
             if ticket is not None and status == 429 and limited < RATE_LIMIT_PATIENCE \
                     and (asked is None or asked <= LONGEST_PAUSE):
