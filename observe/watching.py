@@ -43,7 +43,7 @@ from observe.api import ObserverAPI, RunState, Update
 from observe.snapshot import FeedLine, WorldSnapshot
 from services.simulation import Simulation, load_simulation
 from storage import DB_FILENAME, Storage, StorageError
-from storage.batch_file import read_pending
+from storage.batch_file import BatchWait, read_pending
 from storage.world_lock import holder
 
 if TYPE_CHECKING:
@@ -138,6 +138,8 @@ class WorldFollower:
         """Why the world cannot be followed now, in words; None while all is well."""
         self.changer: str | None = None
         """Who changes the world, as its lock says (None: nobody says so now)."""
+        self.waiting: BatchWait | None = None
+        """The Message Batch that changer says it waits on (storage/batch_file.py)."""
         self.loads = 0
         self._listeners: list[Callable[[LoadedWorld], object]] = []
         self._stopping = threading.Event()
@@ -224,11 +226,13 @@ class WorldFollower:
         try:
             followed = _identity(self.db_path)
             self.changer = changer(self.data_dir)
+            self.waiting = read_pending(self.data_dir) if self.changer else None
             seen = await _data_version(storage)
             self._tell(await load_world(storage, self.config))
             self._ready.set()
             while not await asyncio.to_thread(self._stopping.wait, self.poll_seconds):
                 self.changer = changer(self.data_dir)
+                self.waiting = read_pending(self.data_dir) if self.changer else None
                 if _identity(self.db_path) != followed:
                     self.trouble = (f"the world in {self.data_dir} was replaced or moved; "
                                     "open the observer again to see it")
@@ -308,7 +312,6 @@ class WatchingAPI(ObserverAPI):
                  history: HistoryReader | None = None, poll_seconds: float = POLL_SECONDS,
                  feed_size: int = 5000) -> None:
         self.follower = WorldFollower(data_dir, config, poll_seconds=poll_seconds)
-        self._data_dir = data_dir
         super().__init__(self.follower, history=history,  # type: ignore[arg-type]
                          feed_size=feed_size)
         self._stored = StoredLines(history) if history is not None else None
@@ -326,7 +329,7 @@ class WatchingAPI(ObserverAPI):
         if len(recent) >= 2 and recent[-1][0] > recent[0][0]:
             speed = (recent[-1][1] - recent[0][1]) / (recent[-1][0] - recent[0][0])
         follower = self.follower
-        wait = read_pending(self._data_dir) if follower.changer is not None else None
+        wait = follower.waiting if follower.changer is not None else None
         return RunState(follower.is_running, True, 0, speed, follower.trouble,
                         watch_only=True, changer=follower.changer,
                         waiting=None if wait is None else wait.words(time.time()))
