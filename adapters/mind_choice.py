@@ -6,9 +6,10 @@ Each agent's choice comes from its `mind:` in agents.yaml (agents not listed the
 such as generated ones, take "auto"). "auto" means Claude when an API key is set
 and the offline mind otherwise, so a world with no key always lives; "local" is a
 model behind an OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp), which needs
-no Anthropic key. `--mind offline` or `--mind claude` on the command line puts
+no Anthropic key; "seat" is an outside agent that fills the seat over MCP
+(adapters/seats). `--mind offline` or `--mind claude` on the command line puts
 everyone on that mind; `--mind auto` resolves every agent as "auto" except those
-agents.yaml gives a local model, which keep it. Asking for Claude with no key is
+agents.yaml gives a local model or a seat, which keep it. Asking for Claude with no key is
 refused before anything runs, naming who asked for it and how to fix it.
 """
 
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-OFFLINE, CLAUDE, AUTO, LOCAL, REPLAY = "offline", "claude", "auto", "local", "replay"
+OFFLINE, CLAUDE, AUTO, LOCAL, REPLAY, SEAT = (
+    "offline", "claude", "auto", "local", "replay", "seat")
 MIND_CHOICES = (OFFLINE, CLAUDE, AUTO, REPLAY)
 """`--mind replay` (adapters/replay_mind.py): every agent does again what the stored
 turns of the world it was forked from (or its own past) say it did; no model is asked."""
@@ -32,7 +34,7 @@ def mind_kinds(
     flag: str | None,
     has_key: bool,
 ) -> dict[str, str]:
-    """Each agent's mind: "offline", "claude" or "local"."""
+    """Each agent's mind: "offline", "claude", "local", "seat" or "replay"."""
     if flag is not None and flag not in MIND_CHOICES:
         raise MindChoiceError(f"--mind must be one of {', '.join(MIND_CHOICES)}, not {flag!r}")
     if flag == CLAUDE and not has_key:
@@ -41,7 +43,7 @@ def mind_kinds(
     wanting: list[str] = []
     for name in names:
         own = configured.get(name, AUTO)
-        choice = own if flag is None or (flag == AUTO and own == LOCAL) else flag
+        choice = own if flag is None or (flag == AUTO and own in (LOCAL, SEAT)) else flag
         if choice == AUTO:
             choice = CLAUDE if has_key else OFFLINE
         elif choice == CLAUDE and not has_key:

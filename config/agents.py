@@ -34,9 +34,10 @@ class AgentConfig(_Model):
     model_id: NonBlankStr
     personality: NonBlankStr
     color: Annotated[str, AfterValidator(_color)] | None = None
-    mind: Literal["auto", "offline", "claude", "local"] = "auto"
-    """Who speaks for the agent: Claude, the offline mind, Claude when a key is set, or a
-    model behind an OpenAI-compatible endpoint (`base_url`)."""
+    mind: Literal["auto", "offline", "claude", "local", "seat"] = "auto"
+    """Who speaks for the agent: Claude, the offline mind, Claude when a key is set, a
+    model behind an OpenAI-compatible endpoint (`base_url`), or an outside agent that
+    takes the seat over MCP (adapters/seats)."""
     effort: EffortName | None = None
     """How hard this agent's model thinks (5.x models); unset: settings.yaml's
     `claude.effort`."""

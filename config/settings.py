@@ -12,7 +12,15 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from config.base import MAX_TICKS, MAX_WEIGHT, ItemName, StrictFloat, StrictInt, _Model
+from config.base import (
+    MAX_TICKS,
+    MAX_WEIGHT,
+    ItemName,
+    NonBlankStr,
+    StrictFloat,
+    StrictInt,
+    _Model,
+)
 from config.claude import ClaudeSettings
 from config.gardener import GardenerSettings
 from core.constants import DEFAULT_VISION_RADIUS, NIGHT_VISION_MODIFIER
@@ -139,6 +147,16 @@ class ObserverSettings(_Model):
     and `m` change it as it runs); null: as fast as it goes."""
 
 
+class SeatSettings(_Model):
+    """Where the world serves its seats (agents with `mind: seat`) over MCP."""
+
+    host: NonBlankStr = "127.0.0.1"
+    port: StrictInt = Field(8765, ge=1, le=65535)
+    turn_seconds: float = Field(120.0, gt=0, le=3600)
+    """How long a seat's turn may last; past it the turn passes and the world goes on.
+    A holder silent this long (not waiting for its turn) lets go of its seat."""
+
+
 class Settings(_Model):
     """settings.yaml: every section and field is optional."""
 
@@ -154,6 +172,7 @@ class Settings(_Model):
     claude: ClaudeSettings = Field(default_factory=ClaudeSettings)
     gardener: GardenerSettings = Field(default_factory=GardenerSettings)
     observer: ObserverSettings = Field(default_factory=ObserverSettings)
+    seats: SeatSettings = Field(default_factory=SeatSettings)
 
     @field_validator("*", mode="before")
     @classmethod

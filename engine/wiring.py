@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from adapters.capacity import Capacities
-from adapters.mind_choice import CLAUDE, LOCAL, REPLAY, MindChoiceError, mind_kinds
+from adapters.mind_choice import CLAUDE, LOCAL, REPLAY, SEAT, MindChoiceError, mind_kinds
 from adapters.offline_mind import OfflineMind
 from adapters.request_sizing import lowest_tier
 from config import HearthConfig, RuntimeEnv
 from core.agent import Agent
 from core.clock import day_of, first_tick_of_day
 from engine.engine import HearthEngine
+from engine.seat_wiring import ServedSeats, seat_mind, serve_seats
 from services.budget import Budgets, SpendMeter, UnpricedModel, requests_in_record
 from services.command_errors import EXIT_RUNTIME, EXIT_USAGE, CliError
 from services.mind import Mind
@@ -49,6 +50,8 @@ class WiredEngine:
     claude: ClaudeMind | None
     capacities: Capacities | None = None
     """The room at each model's endpoint: which limits paced the run."""
+    seats: ServedSeats | None = None
+    """The seats served over MCP (agents with `mind: seat`), if any."""
 
 
 async def wire_engine(
@@ -112,6 +115,10 @@ async def wire_engine(
         narrator = narrator or replayed.narrator
     if claude is not None:
         minds.update({n: claude for n, kind in kinds.items() if kind == CLAUDE})
+    seats = None
+    if seated := [n for n, kind in kinds.items() if kind == SEAT]:
+        seats = seat_mind(seated, residents, config, env.data_dir)
+        minds.update({n: seats for n in seated})
     engine = HearthEngine(
         storage, config, mind=offline, agents_dir=env.agents_dir, minds=minds,
         narrator=narrator, scene_narrator=narrator,
@@ -135,7 +142,15 @@ async def wire_engine(
         engine.on_close.append(gate.close)  # first (they close last first): cancels a batch
     if replayed is not None:
         engine.on_close.append(replayed.close)
-    return WiredEngine(engine, meter, claude, capacities)
+    served = None
+    if seats is not None:  # last: a refusal here closes what was opened above
+        try:
+            served = await serve_seats(seats, config, env.data_dir, engine)
+        except CliError:
+            while engine.on_close:
+                await engine.on_close.pop()()
+            raise
+    return WiredEngine(engine, meter, claude, capacities, served)
 
 
 async def check_claude_before_a_world(config: HearthConfig, env: RuntimeEnv,

@@ -41,6 +41,7 @@ from observe.snapshot import (
     WorldSnapshot,
     feed_lines,
 )
+from storage.seats_file import read_states
 
 if TYPE_CHECKING:
     from core.perception import Perception
@@ -235,7 +236,8 @@ class ObserverAPI:
 
     def _first_snapshot(self, engine: HearthEngine) -> WorldSnapshot:
         snapshot = self._maker.make(engine, spend=self._read_spend(),
-                                    spending=self._read_spending())
+                                    spending=self._read_spending(),
+                                    seats=read_states(engine.storage.db_path.parent))
         self._snapshot = snapshot
         return snapshot
 
@@ -250,7 +252,8 @@ class ObserverAPI:
         figures = TickFigures(ctx.tick, sum(ms for _, ms in ctx.phase_ms),
                               len(ctx.turn_results), ctx.action_count, ctx.phase_ms)
         snapshot = self._maker.make(engine, ctx, spend=self._read_spend(),
-                                    spending=self._read_spending(), figures=figures)
+                                    spending=self._read_spending(), figures=figures,
+                                    seats=read_states(engine.storage.db_path.parent))
         self._snapshot = snapshot
         self._publish(Update(snapshot, lines))
 

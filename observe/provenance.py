@@ -10,7 +10,9 @@ mind's own record, which differs per kind of mind, and what a model narrator spe
   "messages": [...]} in the Messages API's shape (content blocks: text, thinking,
   tool_use, tool_result); the first user message is the perception;
 - local: {"mind": "local", ...} the same keys, messages in the chat-completions shape
-  (content strings, tool_calls); usage in prompt/completion tokens, and no cost.
+  (content strings, tool_calls); usage in prompt/completion tokens, and no cost;
+- seat: {"mind": "seat", "ended", "shown"}: an outside agent's turn over MCP; the
+  calls are the actions, and nothing was spent.
 
 Everything here is plain data, read from JSON that agents' words are part of: the
 screen that shows it must treat every string as literal text.
@@ -93,9 +95,23 @@ class Provenance:
                 "reply text, and no tokens or cost (it spends nothing).",
                 f"Its focus this turn: {focus}." if focus else "It recorded no focus.",
             ))
+        if turn.mind == "seat" or mind.get("mind") == "seat":
+            how = _SEAT_ENDS.get(str(mind.get("ended", "")), "The turn ended.")
+            return cls(**base, notes=(
+                "An outside agent took this turn in its seat, over MCP: its calls are shown; "
+                "what it thought is its own, and it cost this world nothing.", how))
         return cls(**base, notes=(
             f"A {turn.mind} mind's record holds no perception, reply, thinking or usage "
             "that this screen can read.",))
+
+
+_SEAT_ENDS = {
+    "end_turn": "Its client ended the turn.",
+    "time": "No further call came within the seat's turn_seconds: the turn passed.",
+    "empty": "Nobody held the seat: the turn passed.",
+    "stopping": "The run was stopping: the turn ended.",
+    "engine": "The turn ended at the action limit.",
+}
 
 
 def _actions(raw: object) -> list[Action]:

@@ -74,6 +74,8 @@ async def _run_world(
                                   economy=economy,
                                   on_pending=_say_pending(env.data_dir, notes, quiet))
         engine, meter, claude = wired.engine, wired.meter, wired.claude
+        if wired.seats is not None:
+            print(wired.seats.line(), file=notes)
         await engine.initialize()
         engine.write_behind_on()  # close() waits for the last tick's write
         if engine.recreated_homes:

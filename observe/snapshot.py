@@ -314,7 +314,9 @@ class SnapshotMaker:
         spend: tuple[float, Mapping[str, float]] = (0.0, _EMPTY),
         spending: Spending | None = None,
         figures: TickFigures | None = None,
+        seats: Mapping[str, str] = _EMPTY,
     ) -> WorldSnapshot:
+        """`seats`: each seat's state (data/seats_now.json), shown before what it did."""
         sim = engine.sim
         world = sim.world
         before = self._previous
@@ -327,7 +329,8 @@ class SnapshotMaker:
         talking = {n for c in sim.conversations.active_conversations() for n in c.participants}
         agents = tuple(
             AgentView(a.name, a.position, agent_state(a, a.name in talking),
-                      self._activity.get(a.name, ""), a, engine.mind_for(a.name).kind)
+                      _with_seat(seats.get(a.name), self._activity.get(a.name, "")), a,
+                      engine.mind_for(a.name).kind)
             for a in sorted(sim.agents.get_all_agents(), key=lambda a: a.name)
         )
         terrain_version = world.terrain_version
@@ -459,3 +462,10 @@ def _rows_of(before: Iterable[Any], after: Iterable[Any]) -> set[int]:
 
 def _structure_rows(before: Iterable[Structure], after: Iterable[Structure]) -> set[int]:
     return {p.y for s in set(before) ^ set(after) for p in s.interior}
+
+
+def _with_seat(seat: str | None, activity: str) -> str:
+    """A seat's activity says first whether its outside client is there."""
+    if seat is None:
+        return activity
+    return f"({seat} seat) {activity}".rstrip()

@@ -44,6 +44,7 @@ from observe.snapshot import FeedLine, WorldSnapshot
 from services.simulation import Simulation, load_simulation
 from storage import DB_FILENAME, Storage, StorageError
 from storage.batch_file import BatchWait, read_pending
+from storage.seats_file import read_states
 from storage.world_lock import holder
 
 if TYPE_CHECKING:
@@ -358,7 +359,8 @@ class WatchingAPI(ObserverAPI):
         with self._lock:
             self._feed.extend(lines)
         self._maker.note_activity(lines)
-        snapshot = self._maker.make(world)  # type: ignore[arg-type]
+        snapshot = self._maker.make(
+            world, seats=read_states(self.data_dir))  # type: ignore[arg-type]
         self._snapshot = snapshot
         self._loaded_at.append((time.monotonic(), world.tick))
         self._publish(Update(snapshot, lines))

@@ -19,6 +19,7 @@ from services.world_view import terrain_codes
 from storage import LATEST_VERSION, Storage
 from storage.leftovers import find_leftovers
 from storage.limits_file import read_limits
+from storage.seats_file import read_states
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,11 @@ class AgentSummary:
     journeying: bool
     state: str
     mind: str | None = None
-    """The kind of mind that last took this agent's turn (offline, claude, local), or
-    None before its first turn: the model id alone says nothing of an offline run."""
+    """The kind of mind that last took this agent's turn (offline, claude, local, seat),
+    or None before its first turn: the model id alone says nothing of an offline run."""
+    seat: str | None = None
+    """For a seat: empty, waiting or held, as the world's writer last said (empty when
+    no writer serves it)."""
 
 
 @dataclass(frozen=True)
@@ -247,6 +251,7 @@ async def world_status(
     unfinished_turns = 0
     spend: list[AgentSpend] = []
     minds: dict[str, str] = {}
+    seats = read_states(storage.db_path.parent)
     if engine_records:
         minds = {name: row.kind for name, row in (await storage.engine.get_minds()).items()}
         spend = _spend(await storage.engine.records_of_mind("claude"), prices or {})
@@ -298,6 +303,8 @@ async def world_status(
                     "journeying" if a.journey is not None else "awake"
                 ),
                 mind=minds.get(a.name),
+                seat=seats.get(a.name, "empty") if minds.get(a.name) == "seat" or
+                a.name in seats else None,
             )
             for a in agents
         ],

@@ -76,6 +76,8 @@ def format_status(status: WorldStatus) -> str:
 def _mind_words(agent: AgentSummary) -> str:
     """Which mind took the agent's last turn: a model id names a model only when one
     spoke for it (an offline run never asked one)."""
+    if agent.seat is not None:
+        return f"seat over MCP ({agent.seat})"
     if agent.mind is None:
         return f"no turn yet (configured: {agent.model_id})"
     if agent.mind == "offline":

@@ -160,13 +160,15 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def write_whole(path: Path, data: bytes) -> None:
+def write_whole(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Replace the side file at `path` with `data` whole: written to `NAME.partial`
-    (never through a link), then renamed in, so a reader sees the old or the new."""
+    (never through a link) with permissions `mode`, then renamed in, so a reader sees
+    the old or the new."""
     partial = path.with_name(path.name + ".partial")
     claim(partial)
-    fd = open_regular(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    fd = open_regular(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
+        os.fchmod(fd, mode)  # a leftover partial keeps the mode it was made with
         write_all(fd, data)
     finally:
         os.close(fd)
