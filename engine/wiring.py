@@ -25,7 +25,6 @@ from config import HearthConfig, RuntimeEnv
 from core.agent import Agent
 from core.clock import day_of, first_tick_of_day
 from engine.engine import HearthEngine
-from engine.seat_wiring import ServedSeats, seat_mind, serve_seats
 from services.budget import Budgets, SpendMeter, UnpricedModel, requests_in_record
 from services.command_errors import EXIT_RUNTIME, EXIT_USAGE, CliError
 from services.mind import Mind
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
     from adapters.claude_mind import ClaudeMind
     from adapters.claude_setup import ClaudeParts
     from adapters.openai_mind import OpenAIMind
+    from engine.seat_wiring import ServedSeats
 
 
 @dataclass
@@ -117,6 +117,7 @@ async def wire_engine(
         minds.update({n: claude for n, kind in kinds.items() if kind == CLAUDE})
     seats = None
     if seated := [n for n, kind in kinds.items() if kind == SEAT]:
+        from engine.seat_wiring import seat_mind  # the MCP server loads only for seats
         seats = seat_mind(seated, residents, config, env.data_dir)
         minds.update({n: seats for n in seated})
     engine = HearthEngine(
@@ -144,6 +145,7 @@ async def wire_engine(
         engine.on_close.append(replayed.close)
     served = None
     if seats is not None:  # last: a refusal here closes what was opened above
+        from engine.seat_wiring import serve_seats
         try:
             served = await serve_seats(seats, config, env.data_dir, engine)
         except CliError:

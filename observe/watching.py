@@ -360,7 +360,7 @@ class WatchingAPI(ObserverAPI):
             self._feed.extend(lines)
         self._maker.note_activity(lines)
         snapshot = self._maker.make(
-            world, seats=read_states(self.data_dir))  # type: ignore[arg-type]
+            world, seats=read_states(self.follower.data_dir))  # type: ignore[arg-type]
         self._snapshot = snapshot
         self._loaded_at.append((time.monotonic(), world.tick))
         self._publish(Update(snapshot, lines))

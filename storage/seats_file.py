@@ -68,7 +68,7 @@ def _read_tokens(path: Path) -> dict[str, str]:
                 isinstance(k, str) and isinstance(v, str) and len(v) >= 32
                 for k, v in seats.items()):
             raise ValueError("not a table of seat names and tokens")
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise SeatsFileError(f"{path} is damaged ({exc}); it was left as it is. Mend it, "
                              "or remove it (new tokens are then made)") from None
     return dict(seats)
@@ -102,7 +102,7 @@ def read_states(data_dir: Path) -> dict[str, str]:
         return {}
     try:
         said = json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return {}
     if not isinstance(said, dict):
         return {}

@@ -73,8 +73,7 @@ class SeatMind:
                 start.agent, self.personalities.get(start.agent, ""),
                 SEAT_TURN_ENDS.format(seconds=f"{self.turn_seconds:g}")))
         if seat.passed:
-            turns = "turn" if seat.passed == 1 else "turns"
-            parts.append(f"News: {seat.passed} of your {turns} passed with nothing done "
+            parts.append(f"News: {seat.passed} of your turns passed with nothing done "
                          "while no call came.")
             seat.passed = 0
         parts.append(f"Tick {start.tick}: your turn. You may make up to {start.max_actions} "

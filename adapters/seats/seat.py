@@ -82,16 +82,16 @@ class SeatTurn:
     async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
         self._answer(outcomes)
         while True:
+            left = self.deadline - self.seat.clock()
+            if left <= 0:
+                return self._ended(TurnEnd.TIME)
             if self.queue.empty() and self.seat.state() is SeatState.EMPTY:
                 return self._ended(TurnEnd.EMPTY)  # nobody holds it (or its session ended)
             if self.stopping():
                 return self._ended(TurnEnd.STOPPING)
-            left = self.deadline - self.seat.clock()
-            if left <= 0:
-                return self._ended(TurnEnd.TIME)
             try:
                 item = await asyncio.wait_for(self.queue.get(), min(left, POLL_SECONDS))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
             if item is _END:
                 return self._ended(TurnEnd.ENDED)
@@ -163,8 +163,12 @@ class Seat:
         return SeatState.WAITING if self.waiting else SeatState.HELD
 
     def _held(self) -> bool:
-        return self.holder is not None and (
-            self.waiting > 0 or self.clock() - self.seen <= self.turn_seconds)
+        """Held while its client waits for its turn, is in a turn it was shown, or was
+        heard from within turn_seconds; a session that ended holds nothing."""
+        if self.holder is None:
+            return False
+        shown = self.turn is not None and self.turn.shown and not self.turn.over
+        return self.waiting > 0 or shown or self.clock() - self.seen <= self.turn_seconds
 
     def claim(self, holder: str) -> None:
         """`holder` may use the seat now; a second session is refused while it is held."""
@@ -207,7 +211,7 @@ class Seat:
         self.on_change()
         try:
             await asyncio.wait_for(self._event().wait(), self.wait_cap)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         finally:
             self.waiting -= 1

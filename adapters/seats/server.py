@@ -140,7 +140,7 @@ class SeatServer:
         self._server.should_exit = True
         try:
             await asyncio.wait_for(self._task, SHUTDOWN_SECONDS + 3)
-        except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - a server stuck stopping
+        except Exception:  # noqa: BLE001 - a server stuck stopping (TimeoutError too)
             self._server.force_exit = True
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
