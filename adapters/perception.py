@@ -41,7 +41,7 @@ Decisions worth knowing:
   cells gathered bare at this tick are shown bare). Objects and named places come
   from window queries on the world (`objects_in`, `places_in`), a few dictionary
   look-ups when nothing is near; landmarks are indexed in coarse buckets, the clock
-  is worked out once per tick, and the values are made by `fast_constructor`. Walls
+  is worked out once per tick. Walls
   and doors between two cells of the window (`Perception.walls`, `.doors`, what the
   map draws) cost two counts over the window's wall arrays when it holds none (the
   common case: ~1-2 µs in the bench, more than anything else per build, as the world
@@ -54,12 +54,11 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 
 from numpy import count_nonzero, nonzero
 
-from adapters.perception_cells import CellStore, fast_constructor
+from adapters.perception_cells import CellStore
 from adapters.perception_text import (
     Feature,
     Window,
@@ -101,31 +100,8 @@ _CELL_CACHE_LIMIT = 1 << 18
 instead (see adapters.perception_cells)."""
 
 __all__ = ["DEFAULT_HORIZON", "Feature", "PerceptionBuilder", "display_width",
-           "fast_constructor", "narrate", "wall_junction"]
+           "narrate", "wall_junction"]
 """Feature, narrate, display_width and wall_junction live in adapters.perception_text."""
-
-# ---------------------------------------------------------------------- making a Perception
-
-
-_PERCEPTION_FIELDS = (
-    "agent", "tick", "position", "time_text", "period", "weather", "vision_radius",
-    "grid_view", "narrative", "inventory_text", "journey_text", "visible_agents_text",
-    "conversation_text", "invitation_text", "cells", "agents", "landmarks", "objects",
-    "inventory", "standing_on", "inside_structure", "on_journey", "in_conversation_with",
-    "pending_invitation_from", "notices", "places", "surroundings_text", "walls", "doors",
-)
-"""The order `build` passes a Perception's values in: checked against the class below."""
-
-if tuple(f.name for f in dataclasses.fields(Perception)) != _PERCEPTION_FIELDS:
-    raise ImportError("core.perception.Perception's fields changed: update _PERCEPTION_FIELDS "
-                      "and PerceptionBuilder.build to the new order")
-
-_new_perception = fast_constructor(Perception)
-_new_seen_agent = fast_constructor(SeenAgent)
-_new_seen_landmark = fast_constructor(SeenLandmark)
-_new_seen_object = fast_constructor(SeenObject)
-_new_seen_place = fast_constructor(SeenPlace)
-
 
 # ---------------------------------------------------------------------- the builder
 
@@ -307,36 +283,37 @@ class PerceptionBuilder:
 
         journey = me.journey
         time_text, period = self._clock_text
-        return _new_perception(  # positional, in _PERCEPTION_FIELDS order
-            me_name,  # agent
-            tick,
-            pos,  # position
-            time_text,
-            period,
-            state.weather,
-            r,  # vision_radius
-            grid_view,
-            narrative,
-            seen.inventory_text,
-            None if journey is None else journey_text(journey),
-            visible_agents_text,
-            talk_text,  # conversation_text
-            None if invitation is None else self._describe_invitation(invitation, tick),
-            cells,
-            seen_agents,  # agents
-            landmarks,
-            objects,
-            seen.pairs,  # inventory
-            standing_on,
-            structure is not None,  # inside_structure
-            journey is not None,  # on_journey
-            talking_with,  # in_conversation_with
-            None if invitation is None else invitation.inviter,  # pending_invitation_from
-            (),  # notices: the engine adds the Gardener's (engine/stewardship.py)
-            places,
-            surroundings,  # surroundings_text
-            walls,
-            doors,
+        return Perception(
+            agent=me_name,
+            tick=tick,
+            position=pos,
+            time_text=time_text,
+            period=period,
+            weather=state.weather,
+            vision_radius=r,
+            grid_view=grid_view,
+            narrative=narrative,
+            inventory_text=seen.inventory_text,
+            journey_text=None if journey is None else journey_text(journey),
+            visible_agents_text=visible_agents_text,
+            conversation_text=talk_text,
+            invitation_text=(None if invitation is None
+                             else self._describe_invitation(invitation, tick)),
+            cells=cells,
+            agents=seen_agents,
+            landmarks=landmarks,
+            objects=objects,
+            inventory=seen.pairs,
+            standing_on=standing_on,
+            inside_structure=structure is not None,
+            on_journey=journey is not None,
+            in_conversation_with=talking_with,
+            pending_invitation_from=None if invitation is None else invitation.inviter,
+            notices=(),  # the engine adds the Gardener's (engine/stewardship.py)
+            places=places,
+            surroundings_text=surroundings,
+            walls=walls,
+            doors=doors,
         )
 
     # ------------------------------------------------------------------ clock
@@ -383,10 +360,10 @@ class PerceptionBuilder:
                 self.agents.record_meeting(me_name, other_name)
             there = other.position
             dx, dy = there.x - px, there.y - py
-            seen.append(_new_seen_agent(
-                other_name, there, direction_towards(pos, there),
-                (dx if dx > 0 else -dx) + (dy if dy > 0 else -dy),
-                other.is_sleeping, talking(other_name),
+            seen.append(SeenAgent(
+                name=other_name, position=there, direction=direction_towards(pos, there),
+                distance=(dx if dx > 0 else -dx) + (dy if dy > 0 else -dy),
+                is_sleeping=other.is_sleeping, in_conversation=talking(other_name),
             ))
         return tuple(seen)
 
@@ -407,8 +384,9 @@ class PerceptionBuilder:
             there = mark.position
             dx, dy = abs(there.x - px), abs(there.y - py)
             if dx <= reach and dy <= reach:
-                found.append(_new_seen_landmark(
-                    mark.name, mark.kind, there, direction_towards(pos, there), dx + dy,
+                found.append(SeenLandmark(
+                    name=mark.name, kind=mark.kind, position=there,
+                    direction=direction_towards(pos, there), distance=dx + dy,
                 ))
         if len(found) > 1:
             found.sort(key=lambda m: (m.distance, m.name))
@@ -501,8 +479,9 @@ def _edges(world: WorldService, seen: _Seen, x0: int, y0: int, x1: int, y1: int,
 
 def _seen_places(me: Position, found: Sequence[NamedPlace]) -> tuple[SeenPlace, ...]:
     """Named places in view, nearest first then by name."""
-    seen = [_new_seen_place(p.name, p.position, direction_towards(me, p.position),
-                            abs(p.position.x - me.x) + abs(p.position.y - me.y))
+    seen = [SeenPlace(name=p.name, position=p.position,
+                      direction=direction_towards(me, p.position),
+                      distance=abs(p.position.x - me.x) + abs(p.position.y - me.y))
             for p in found]
     if len(seen) > 1:
         seen.sort(key=lambda p: (p.distance, p.name, p.position.y, p.position.x))
@@ -516,9 +495,9 @@ def _seen_objects(me: Position, found: Sequence[WorldObject]) -> tuple[SeenObjec
     for obj in found:
         there = obj.position
         label = pile_label(obj) if isinstance(obj, PlacedItem) else ""
-        seen.append(_new_seen_object(
-            obj.object_type, there, direction_towards(me, there),
-            abs(there.x - me.x) + abs(there.y - me.y), label,
+        seen.append(SeenObject(
+            kind=obj.object_type, position=there, direction=direction_towards(me, there),
+            distance=abs(there.x - me.x) + abs(there.y - me.y), label=label,
         ))
     if len(seen) > 1:
         seen.sort(key=lambda o: (o.distance, o.position.y, o.position.x))

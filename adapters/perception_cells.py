@@ -19,73 +19,20 @@ times as possible:
 - An agent whose window has not moved gets the very same tuple back (the builder
   keeps each agent's last window and hands it to `window` when it moved).
 
-`SeenCell` and `Position` are frozen dataclasses, whose generated `__init__` sets each
-field through `object.__setattr__`; `fast_constructor` makes them (and `Perception`,
-whose 24 fields made it the single most costly value of a build) several times faster.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from itertools import repeat
-from typing import TypeVar
 
 from core.perception import SeenCell
-from core.quick_init import open_twin
 from core.terrain import TERRAIN_ORDER
 from core.types import Position
 from services.world_service import WorldService
 
-T = TypeVar("T")
-
 Window = tuple[int, int, int, int]
 """x0, y0, x1, y1: the cells x0 <= x < x1, y0 <= y < y1."""
-
-
-# ---------------------------------------------------------------------- making values
-
-
-def fast_constructor(cls: type[T]) -> Callable[..., T]:
-    """A maker of `cls` values from positional field values, in field order.
-
-    For a frozen slots dataclass whose every field is set by `__init__` and that has no
-    `__post_init__` (nothing to validate or derive), the maker skips the generated
-    `__init__` (one `object.__setattr__` call per field). It makes an instance of an
-    unfrozen twin class with the very same slots (`open_twin`), fills them with plain
-    attribute stores (the cheapest write Python has), then turns the instance into a
-    `cls` by `__class__` assignment: the value is an ordinary `cls` from then on. About
-    a third of the cost of filling the slots through their descriptors, which is what
-    the maker falls back to should no twin fit. Any other class gets its own
-    constructor. Like that `__init__`, the maker is generated, straight-line code.
-    """
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    names = tuple(f.name for f in fields)
-    if (hasattr(cls, "__post_init__") or tuple(getattr(cls, "__slots__", ())) != names
-            or not all(f.init for f in fields)):
-        return cls
-    twin = open_twin(cls)
-    scope: dict[str, object] = {"new": object.__new__, "cls": cls, "twin": twin}
-    values = [f"v{i}" for i in range(len(names))]
-    lines = [f"def make({', '.join(values)}, /):"]
-    if twin is None:
-        lines.append("    made = new(cls)")
-        for i, name in enumerate(names):
-            scope[f"set{i}"] = getattr(cls, name).__set__  # the slot's own descriptor
-            lines.append(f"    set{i}(made, v{i})")
-    else:
-        lines.append("    made = new(twin)")
-        lines += [f"    made.{name} = v{i}" for i, name in enumerate(names)]
-        lines.append("    made.__class__ = cls")
-    lines.append("    return made")
-    exec("\n".join(lines), scope)  # the code is made of field names and numbered names
-    make = scope["make"]
-    make.__qualname__ = make.__name__ = f"make_{cls.__name__}"  # type: ignore[attr-defined]
-    return make  # type: ignore[return-value]
-
-
-new_seen_cell = fast_constructor(SeenCell)
-new_position = fast_constructor(Position)
 
 
 # ---------------------------------------------------------------------- the store
@@ -185,7 +132,7 @@ class CellStore:
         if bare is None or bare.terrain is not cell.terrain or bare.passable is not cell.passable:
             if len(self.bare) > self.limit:  # many cells bare over a long run: stay bounded
                 self.bare.clear()
-            bare = self.bare[where] = new_seen_cell(position, cell.terrain, None, cell.passable)
+            bare = self.bare[where] = SeenCell(position, cell.terrain, None, cell.passable)
         return bare
 
 
@@ -218,33 +165,14 @@ _MAKERS: dict[int, tuple[object, Callable[[int, int, int, bool], SeenCell]]] = {
 
 def _cell_maker(gather: tuple[str | None, ...]) -> Callable[[int, int, int, bool], SeenCell]:
     """make(x, y, terrain code, passable) -> a new SeenCell, for terrain rules whose
-    gather table is `gather` (made once per table): the Position and the cell in one
-    call, through their twins (see `fast_constructor`) when they have them."""
+    gather table is `gather` (made once per table)."""
     held = _MAKERS.get(id(gather))
     if held is not None and held[0] is gather:
         return held[1]
     terrains = TERRAIN_ORDER
-    cell_twin, position_twin = open_twin(SeenCell), open_twin(Position)
-    if cell_twin is None or position_twin is None:
-        new_cell, new_pos = new_seen_cell, new_position
 
-        def make(x: int, y: int, code: int, can_pass: bool) -> SeenCell:
-            return new_cell(new_pos(x, y), terrains[code], gather[code], can_pass)
-    else:
-        new = object.__new__
-
-        def make(x: int, y: int, code: int, can_pass: bool) -> SeenCell:
-            pos = new(position_twin)
-            pos.x = x
-            pos.y = y
-            pos.__class__ = Position
-            cell = new(cell_twin)
-            cell.position = pos
-            cell.terrain = terrains[code]
-            cell.gatherable = gather[code]
-            cell.passable = can_pass
-            cell.__class__ = SeenCell
-            return cell  # type: ignore[return-value]
+    def make(x: int, y: int, code: int, can_pass: bool) -> SeenCell:
+        return SeenCell(Position(x, y), terrains[code], gather[code], can_pass)
 
     if len(_MAKERS) > 64:  # many rule sets in one process (tests): stay bounded
         _MAKERS.clear()

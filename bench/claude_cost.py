@@ -187,11 +187,10 @@ async def measure(model: str, ticks: int, *, days: int = 1, agents: int = AGENTS
                 parts.mind.batches = BatchGate(poll_seconds=settings.claude.batch_poll_seconds,
                                                sleep=waited, clock=lambda: clock[0])
                 parts.narrator = None  # as engine/wiring.py does: the templates tell
-            engine = HearthEngine(storage, config, mind=parts.mind,
+            engine = await HearthEngine.open(storage, config, mind=parts.mind,
                                   agents_dir=Path(tmp) / "agents", narrator=parts.narrator,
                                   scene_narrator=parts.narrator)
             engine.on_close += [c.close for c in parts.clients]
-            await engine.initialize()
             try:
                 for _ in range(days):
                     before, seen = dict(meter.by_agent), len(api.served)

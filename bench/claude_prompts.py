@@ -118,8 +118,8 @@ async def _live(turns: int) -> dict[str, list[str]]:
                 max_tokens=claude.max_tokens, compact_above_chars=claude.compact_above_chars,
                 keep_recent_chars=claude.keep_recent_chars,
                 summary_max_chars=claude.summary_max_chars)
-            engine = HearthEngine(storage, config, mind=mind, agents_dir=Path(tmp) / "agents")
-            await engine.initialize()
+            engine = await HearthEngine.open(
+                storage, config, mind=mind, agents_dir=Path(tmp) / "agents")
             for _ in range(turns):
                 await engine.tick_once()
             await engine.close()

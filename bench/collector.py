@@ -76,8 +76,8 @@ async def _live(always_pause: bool) -> dict[str, float]:
                                                                a.personality, "low")
                                          for a in agents})
         storage = Storage(data)
-        engine = HearthEngine(storage, config, mind=mind, agents_dir=Path(tmp) / "agents")
-        await engine.initialize()
+        engine = await HearthEngine.open(
+            storage, config, mind=mind, agents_dir=Path(tmp) / "agents")
         if always_pause:  # the policy before issue 40: whatever the minds
             started = engine.collector.tick_started
             engine.collector.tick_started = lambda *, pause=True: started(pause=True)

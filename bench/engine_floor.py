@@ -91,8 +91,7 @@ async def _measure(speaks: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         async with Storage(Path(tmp) / "data") as storage:
             await write_world(storage, world, config)
-            engine = HearthEngine(storage, config, mind=FreeMind(speaks))
-            await engine.initialize()
+            engine = await HearthEngine.open(storage, config, mind=FreeMind(speaks))
             engine.write_behind_on()  # as `hearth --run` and `bench engine` do
             await engine.tick_once()  # warm-up
             times, turns, phases = [], 0, {}

@@ -97,8 +97,7 @@ async def _measure(config: HearthConfig, agents: int, side: int) -> dict[str, fl
             await write_world(storage, world, config)
             mind = OfflineMind(world.state.seed,
                                {a.name: a.personality for a in world.agents})
-            engine = HearthEngine(storage, config, mind=mind)
-            await engine.initialize()
+            engine = await HearthEngine.open(storage, config, mind=mind)
             engine.write_behind_on()  # as `hearth --run` does
             await engine.tick_once()  # warm-up: first sight of everyone, caches
             times, cpu, turns, actions, travelled = [], [], 0, 0, 0

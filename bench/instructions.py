@@ -71,8 +71,7 @@ async def _child() -> dict[str, int]:
         async with Storage(Path(tmp) / "data") as storage:
             await write_world(storage, world, config)
             mind = OfflineMind(world.state.seed, {a.name: a.personality for a in world.agents})
-            engine = HearthEngine(storage, config, mind=mind)
-            await engine.initialize()
+            engine = await HearthEngine.open(storage, config, mind=mind)
             for _ in range(WARM_TICKS):
                 await engine.tick_once()
             await engine.flush()

@@ -292,10 +292,9 @@ async def _claude_run(count: int, ticks: int, limits: Mapping[str, int],
             parts = await claude_parts(speakers, settings.claude, "test-key", today=TODAY,
                                        make_client=client, capacities=capacities,
                                        trace=storage.traces.write_now)  # as a run traces
-            engine = HearthEngine(storage, config, mind=parts.mind,
+            engine = await HearthEngine.open(storage, config, mind=parts.mind,
                                   agents_dir=Path(tmp) / "agents")
             engine.on_close += [c.close for c in parts.clients]
-            await engine.initialize()
             try:
                 for _ in range(ticks):
                     started, used = time.perf_counter(), time.process_time()
@@ -383,11 +382,10 @@ async def _local_run(count: int, ticks: int) -> tuple[Run, BatchingServer]:
             mind = OpenAIMind(client, {a.name: OpenAIProfile("local-test", a.personality)
                                        for a in residents},
                               max_tokens=1024, capacities=capacities)
-            engine = HearthEngine(storage, config, mind=OfflineMind(7, {}),
+            engine = await HearthEngine.open(storage, config, mind=OfflineMind(7, {}),
                                   agents_dir=Path(tmp) / "agents",
                                   minds={a.name: mind for a in residents})
             engine.on_close.append(client.close)
-            await engine.initialize()
             try:
                 for _ in range(ticks):
                     started, used = time.perf_counter(), time.process_time()

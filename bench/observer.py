@@ -131,7 +131,6 @@ async def _measure(root: Path) -> dict[str, list[float]]:
         storage = Storage(data, create=False)
         await storage.open()
         wired = await wire_engine(env, config, storage, "offline", lambda _: None)
-        await wired.engine.initialize()
         wired.engine.on_close.insert(0, storage.close)
         return wired.engine
 

@@ -101,8 +101,7 @@ async def _measure() -> float:
     with tempfile.TemporaryDirectory() as tmp:
         async with Storage(Path(tmp) / "data") as storage:
             await write_world(storage, world, config)
-            engine = HearthEngine(storage, config, mind=SlowMind())
-            await engine.initialize()
+            engine = await HearthEngine.open(storage, config, mind=SlowMind())
             started = time.perf_counter()
             ctx = await engine.tick_once()
             elapsed = time.perf_counter() - started

@@ -142,8 +142,7 @@ async def _measure() -> dict[str, float]:
             await write_world(storage, world, config)
             offline = OfflineMind(world.state.seed,
                                   {a.name: a.personality for a in world.agents})
-            engine = HearthEngine(storage, config, mind=TimedMind(offline, watch))
-            await engine.initialize()
+            engine = await HearthEngine.open(storage, config, mind=TimedMind(offline, watch))
             engine.write_behind_on()  # as `hearth --run` and `bench engine` do
             tools = engine.turn_tools
             tools.execute = _timed(tools.execute, watch, "actions")  # type: ignore[method-assign]

@@ -388,18 +388,7 @@ class ActionResult:
         events: tuple[DomainEvent, ...] | list[DomainEvent] = (),
         data: Mapping[str, Any] | None = None,
     ) -> ActionResult:
-        if cls is not ActionResult:
-            return cls(True, message, tuple(events), data or {})
-        # Every action ends here, thousands of times a tick: the fields are set as
-        # __init__ and __post_init__ would set them, without their checks (a success
-        # has no reason to check) or the frozen dataclass's per-field setattr calls.
-        result = _new(ActionResult)
-        _set_success(result, True)
-        _set_message(result, message)
-        _set_events(result, tuple(events))
-        _set_data(result, MappingProxyType(dict(data or {})))
-        _set_reason(result, "")
-        return result
+        return cls(True, message, tuple(events), data or {})
 
     @classmethod
     def fail(
@@ -409,23 +398,7 @@ class ActionResult:
         *,
         reason: FailureReason = FailureReason.NOT_ALLOWED,
     ) -> ActionResult:
-        if cls is not ActionResult or type(reason) is not FailureReason:
-            return cls(False, message, (), data or {}, reason)
-        result = _new(ActionResult)  # as in `ok`; the reason is already a FailureReason
-        _set_success(result, False)
-        _set_message(result, message)
-        _set_events(result, ())
-        _set_data(result, MappingProxyType(dict(data or {})))
-        _set_reason(result, reason)
-        return result
-
-
-_new = object.__new__
-_set_success, _set_message, _set_events, _set_data, _set_reason = (
-    ActionResult.__dict__[name].__set__
-    for name in ("success", "message", "events", "data", "reason")
-)
-"""Slot setters, which a frozen dataclass's __setattr__ cannot block."""
+        return cls(False, message, (), data or {}, reason)
 
 
 def _failure_reason(raw: object) -> FailureReason:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from core.objects import Item, item_type
-from core.quick_init import open_twin
 from core.types import AgentName, Position, agent_name
 
 
@@ -58,9 +57,9 @@ class Inventory:
         if have is None:  # a new name: checked, and put in its sorted place
             item_type(resource)
             stacks[resource] = quantity
-            return Inventory._trusted(dict(sorted(stacks.items())), self.items)
+            return Inventory(stacks, self.items)
         stacks[resource] = have + quantity
-        return Inventory._trusted(stacks, self.items)
+        return Inventory(stacks, self.items)
 
     def remove_resource(self, resource: str, quantity: int) -> Inventory:
         if quantity <= 0:
@@ -73,21 +72,7 @@ class Inventory:
             del stacks[resource]
         else:
             stacks[resource] = have - quantity
-        return Inventory._trusted(stacks, self.items)
-
-    @classmethod
-    def _trusted(cls, stacks: dict[str, int], items: tuple[Item, ...]) -> Inventory:
-        """An inventory from stacks and items already in the shape `__post_init__` makes
-        (valid names, positive counts, sorted; a tuple of items with distinct ids).
-
-        Gathering, crafting and building change one stack of an inventory whose other
-        stacks were checked when it was made; checking every name again with a regular
-        expression cost more than the change.
-        """
-        new = _new(cls)
-        _set_stacks(new, MappingProxyType(stacks))
-        _set_items(new, items)
-        return new
+        return Inventory(stacks, self.items)
 
     def add_item(self, item: Item) -> Inventory:
         return Inventory(self.stacks, (*self.items, item))
@@ -126,25 +111,6 @@ class Journey:
             if a.manhattan(b) != 1:
                 raise ValueError(f"path jumps from {a} to {b}")
 
-    @classmethod
-    def planned(cls, destination: Position, path: tuple[Position, ...],
-                seen: frozenset[str]) -> Journey:
-        """A journey at its start along a path a path finder has just made: each step one
-        cell from the last, ending at `destination` (a tuple, and a frozenset of names).
-
-        The same value the constructor makes, without walking the path again to check
-        what the search that made it guarantees: that walk cost more than the rest of
-        starting a journey. Anything else goes through the constructor.
-        """
-        if not path or path[-1] != destination:  # the cheap checks stay
-            raise ValueError("a journey's path must end at its destination")
-        journey = _new(cls)
-        _set_destination(journey, destination)
-        _set_path(journey, path)
-        _set_progress(journey, 0)
-        _set_seen(journey, seen)
-        return journey
-
     @property
     def current(self) -> Position:
         return self.path[self.progress]
@@ -162,24 +128,13 @@ class Journey:
         return self.progress == len(self.path) - 1
 
     def advanced(self) -> Journey:
-        """One cell further. The path was checked when the journey was made, so the
-        copy is made without walking it again: this runs for every traveller at
-        every tick."""
-        progress = self.progress + 1
-        if progress >= len(self.path):
+        """One cell further."""
+        if self.is_complete:
             raise ValueError("the journey is already complete")
-        return self._copy(progress, self.seen)
+        return replace(self, progress=self.progress + 1)
 
     def with_seen(self, seen: frozenset[str]) -> Journey:
-        return self._copy(self.progress, frozenset(seen))
-
-    def _copy(self, progress: int, seen: frozenset[str]) -> Journey:
-        copy = _new(Journey)  # through the slots' setters (every traveller, every tick)
-        _set_destination(copy, self.destination)
-        _set_path(copy, self.path)
-        _set_progress(copy, progress)
-        _set_seen(copy, seen)
-        return copy
+        return replace(self, seen=frozenset(seen))
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,81 +160,25 @@ class Agent:
         if self.name in self.known_agents:
             raise ValueError("an agent does not 'know' itself")
 
-    def _evolve(self, field_name: str, value: object) -> Agent:
-        """A copy with one field changed, without re-running `__post_init__`.
-
-        The engine replaces an agent several times per turn; `dataclasses.replace`
-        re-validates the name each time and cost more than the move itself. Every
-        caller below passes a value that keeps the agent valid.
-
-        The copy is filled as an unfrozen twin with the same slots, one plain store a
-        field (checked against the field list at import), and then becomes an Agent
-        (`core.quick_init.open_twin`): 0.7 µs, where storing through the slots'
-        descriptors took 1.9 and `object.__setattr__` three times that.
-        """
-        if _OpenAgent is None:  # pragma: no cover - a layout no twin fits
-            return _evolve_by_descriptors(self, field_name, value)
-        new = _new(_OpenAgent)
-        new.name = self.name
-        new.model_id = self.model_id
-        new.personality = self.personality
-        new.position = self.position
-        new.inventory = self.inventory
-        new.journey = self.journey
-        new.is_sleeping = self.is_sleeping
-        new.known_agents = self.known_agents
-        new.last_active_tick = self.last_active_tick
-        new.session_id = self.session_id
-        setattr(new, field_name, value)
-        new.__class__ = Agent
-        return new  # type: ignore[return-value]
-
     def with_position(self, position: Position) -> Agent:
-        return self._evolve("position", position)
+        return replace(self, position=position)
 
     def with_inventory(self, inventory: Inventory) -> Agent:
-        return self._evolve("inventory", inventory)
+        return replace(self, inventory=inventory)
 
     def with_journey(self, journey: Journey | None) -> Agent:
-        return self._evolve("journey", journey)
+        return replace(self, journey=journey)
 
     def with_sleeping(self, sleeping: bool) -> Agent:
-        return self._evolve("is_sleeping", bool(sleeping))
+        return replace(self, is_sleeping=bool(sleeping))
 
     def with_known_agent(self, other: AgentName) -> Agent:
         if other == self.name:
             raise ValueError("an agent does not 'know' itself")
-        return self._evolve("known_agents", self.known_agents | {other})
+        return replace(self, known_agents=self.known_agents | {other})
 
     def with_last_active(self, tick: int) -> Agent:
-        return self._evolve("last_active_tick", tick)
+        return replace(self, last_active_tick=tick)
 
     def with_session(self, session_id: str | None) -> Agent:
-        return self._evolve("session_id", session_id)
-
-
-_AGENT_FIELDS = tuple(f.name for f in fields(Agent))
-
-_new = object.__new__
-_set_stacks, _set_items = (Inventory.__dict__[f.name].__set__ for f in fields(Inventory))
-_set_destination, _set_path, _set_progress, _set_seen = (
-    Journey.__dict__[name].__set__ for name in ("destination", "path", "progress", "seen"))
-if tuple(f.name for f in fields(Journey)) != ("destination", "path", "progress", "seen"):
-    raise RuntimeError("Journey.planned sets four fields; Journey has others")  # pragma: no cover
-_OpenAgent = open_twin(Agent)
-"""Agent's unfrozen twin (`_evolve`), or None should no twin fit its layout."""
-if _AGENT_FIELDS != ("name", "model_id", "personality", "position", "inventory", "journey",
-                     "is_sleeping", "known_agents", "last_active_tick", "session_id"):
-    raise RuntimeError(  # pragma: no cover - a new field must be copied in _evolve too
-        f"Agent._evolve copies 10 fields; Agent has {_AGENT_FIELDS}")
-
-
-def _evolve_by_descriptors(agent: Agent, field_name: str, value: object) -> Agent:
-    new = _new(Agent)
-    for name in _AGENT_FIELDS:
-        _SETTERS[name](new, value if name == field_name else getattr(agent, name))
-    return new
-
-
-_SETTERS = {name: Agent.__dict__[name].__set__ for name in _AGENT_FIELDS}
-"""Field name -> its slot's setter, which a frozen dataclass's __setattr__ cannot block."""
+        return replace(self, session_id=session_id)

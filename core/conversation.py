@@ -138,24 +138,10 @@ class ConversationTurn:
     message: str
     tick: int
 
-    def __init__(self, conversation_id: ConversationId, speaker: AgentName, message: str,
-                 tick: int) -> None:
-        # Written out (the dataclass still gives repr, equality and the fields): one is
-        # made for every remark, and the generated frozen __init__ sets each field with
-        # object.__setattr__. The checks are the ones __post_init__ made.
-        if not message.strip():
+    def __post_init__(self) -> None:
+        if not self.message.strip():
             raise ValueError("an empty turn says nothing")
-        if len(message) > MAX_SPEECH_LENGTH:
+        if len(self.message) > MAX_SPEECH_LENGTH:
             raise ValueError(
-                f"speech is {len(message)} characters; the limit is {MAX_SPEECH_LENGTH}"
+                f"speech is {len(self.message)} characters; the limit is {MAX_SPEECH_LENGTH}"
             )
-        _set_conversation_id(self, conversation_id)
-        _set_speaker(self, speaker)
-        _set_message(self, message)
-        _set_tick(self, tick)
-
-
-_set_conversation_id, _set_speaker, _set_message, _set_tick = (
-    ConversationTurn.__dict__[name].__set__
-    for name in ("conversation_id", "speaker", "message", "tick"))
-"""ConversationTurn's slot setters, which its frozen __setattr__ cannot block."""

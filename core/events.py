@@ -17,12 +17,10 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from core.conversation import Privacy
-from core.quick_init import quick_init
 from core.terrain import Weather
 from core.types import AgentName, ConversationId, Direction, Position
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class DomainEvent:
     event_type: ClassVar[str] = "event"
@@ -76,7 +74,6 @@ def _plain(value: Any) -> Any:
 # --- agents and movement ------------------------------------------------------
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class AgentMovedEvent(DomainEvent):
     event_type: ClassVar[str] = "agent_moved"
@@ -85,14 +82,12 @@ class AgentMovedEvent(DomainEvent):
     to_position: Position
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class AgentSleptEvent(DomainEvent):
     event_type: ClassVar[str] = "agent_slept"
     agent: AgentName
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class AgentWokeEvent(DomainEvent):
     event_type: ClassVar[str] = "agent_woke"
@@ -100,7 +95,6 @@ class AgentWokeEvent(DomainEvent):
     reason: str
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class AgentsMetEvent(DomainEvent):
     event_type: ClassVar[str] = "agents_met"
@@ -109,7 +103,6 @@ class AgentsMetEvent(DomainEvent):
     other: AgentName
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class JourneyStartedEvent(DomainEvent):
     event_type: ClassVar[str] = "journey_started"
@@ -118,7 +111,6 @@ class JourneyStartedEvent(DomainEvent):
     path_length: int
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class JourneyInterruptedEvent(DomainEvent):
     event_type: ClassVar[str] = "journey_interrupted"
@@ -127,7 +119,6 @@ class JourneyInterruptedEvent(DomainEvent):
     reason: str
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class JourneyCompletedEvent(DomainEvent):
     event_type: ClassVar[str] = "journey_completed"
@@ -138,7 +129,6 @@ class JourneyCompletedEvent(DomainEvent):
 # --- things -------------------------------------------------------------------
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ResourceGatheredEvent(DomainEvent):
     event_type: ClassVar[str] = "resource_gathered"
@@ -148,7 +138,6 @@ class ResourceGatheredEvent(DomainEvent):
     quantity: int
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ItemCraftedEvent(DomainEvent):
     event_type: ClassVar[str] = "item_crafted"
@@ -159,7 +148,6 @@ class ItemCraftedEvent(DomainEvent):
     quantity: int
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ItemGivenEvent(DomainEvent):
     event_type: ClassVar[str] = "item_given"
@@ -170,7 +158,6 @@ class ItemGivenEvent(DomainEvent):
     quantity: int
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ItemTakenEvent(DomainEvent):
     event_type: ClassVar[str] = "item_taken"
@@ -180,7 +167,6 @@ class ItemTakenEvent(DomainEvent):
     quantity: int
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ItemDroppedEvent(DomainEvent):
     event_type: ClassVar[str] = "item_dropped"
@@ -190,7 +176,6 @@ class ItemDroppedEvent(DomainEvent):
     quantity: int
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ItemPlacedEvent(DomainEvent):
     event_type: ClassVar[str] = "item_placed"
@@ -202,7 +187,6 @@ class ItemPlacedEvent(DomainEvent):
 # --- building and expression -------------------------------------------------
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class WallPlacedEvent(DomainEvent):
     event_type: ClassVar[str] = "wall_placed"
@@ -211,7 +195,6 @@ class WallPlacedEvent(DomainEvent):
     direction: Direction
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class WallRemovedEvent(DomainEvent):
     event_type: ClassVar[str] = "wall_removed"
@@ -220,7 +203,6 @@ class WallRemovedEvent(DomainEvent):
     direction: Direction
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class DoorPlacedEvent(DomainEvent):
     event_type: ClassVar[str] = "door_placed"
@@ -229,7 +211,6 @@ class DoorPlacedEvent(DomainEvent):
     direction: Direction
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class StructureDetectedEvent(DomainEvent):
     event_type: ClassVar[str] = "structure_detected"
@@ -238,7 +219,6 @@ class StructureDetectedEvent(DomainEvent):
     agent: AgentName | None = None
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class StructureRemovedEvent(DomainEvent):
     event_type: ClassVar[str] = "structure_removed"
@@ -246,7 +226,6 @@ class StructureRemovedEvent(DomainEvent):
     agent: AgentName | None = None
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class SignWrittenEvent(DomainEvent):
     event_type: ClassVar[str] = "sign_written"
@@ -255,7 +234,6 @@ class SignWrittenEvent(DomainEvent):
     text: str
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class PlaceNamedEvent(DomainEvent):
     event_type: ClassVar[str] = "place_named"
@@ -264,7 +242,6 @@ class PlaceNamedEvent(DomainEvent):
     name: str
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class WeatherChangedEvent(DomainEvent):
     event_type: ClassVar[str] = "weather_changed"
@@ -274,7 +251,6 @@ class WeatherChangedEvent(DomainEvent):
 # --- conversation --------------------------------------------------------------
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class InvitationSentEvent(DomainEvent):
     event_type: ClassVar[str] = "invitation_sent"
@@ -284,7 +260,6 @@ class InvitationSentEvent(DomainEvent):
     privacy: Privacy
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class InvitationAcceptedEvent(DomainEvent):
     event_type: ClassVar[str] = "invitation_accepted"
@@ -294,7 +269,6 @@ class InvitationAcceptedEvent(DomainEvent):
     conversation_id: ConversationId
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class InvitationDeclinedEvent(DomainEvent):
     event_type: ClassVar[str] = "invitation_declined"
@@ -303,7 +277,6 @@ class InvitationDeclinedEvent(DomainEvent):
     inviter: AgentName
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class InvitationExpiredEvent(DomainEvent):
     event_type: ClassVar[str] = "invitation_expired"
@@ -312,7 +285,6 @@ class InvitationExpiredEvent(DomainEvent):
     invitee: AgentName
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ConversationStartedEvent(DomainEvent):
     event_type: ClassVar[str] = "conversation_started"
@@ -322,7 +294,6 @@ class ConversationStartedEvent(DomainEvent):
     privacy: Privacy
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ConversationJoinedEvent(DomainEvent):
     event_type: ClassVar[str] = "conversation_joined"
@@ -331,7 +302,6 @@ class ConversationJoinedEvent(DomainEvent):
     agent: AgentName
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ConversationLeftEvent(DomainEvent):
     event_type: ClassVar[str] = "conversation_left"
@@ -340,7 +310,6 @@ class ConversationLeftEvent(DomainEvent):
     agent: AgentName
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ConversationEndedEvent(DomainEvent):
     event_type: ClassVar[str] = "conversation_ended"
@@ -348,7 +317,6 @@ class ConversationEndedEvent(DomainEvent):
     conversation_id: ConversationId
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ConversationTurnEvent(DomainEvent):
     event_type: ClassVar[str] = "conversation_turn"
@@ -361,7 +329,6 @@ class ConversationTurnEvent(DomainEvent):
 # --- the Gardener -------------------------------------------------------------
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class GardenerInterventionEvent(DomainEvent):
     """The engine applied one of the Gardener's requests to the world."""
@@ -380,7 +347,6 @@ class GardenerInterventionEvent(DomainEvent):
     """Happenings and revealed landmarks are perceived until (not including) this tick."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class GardenerRefusedEvent(DomainEvent):
     """The engine refused one of the Gardener's requests; the world is unchanged."""

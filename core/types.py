@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NewType
 
-from core.quick_init import quick_init
-
 AgentName = NewType("AgentName", str)
 ConversationId = NewType("ConversationId", str)
 
@@ -91,7 +89,6 @@ CARDINALS: tuple[Direction, ...] = (
 )
 
 
-@quick_init  # positions are made on every step of every agent
 @dataclass(frozen=True, slots=True, order=True)
 class Position:
     """A cell coordinate on the grid."""

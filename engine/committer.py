@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 
 from core.agent import Inventory
 from core.events import AgentMovedEvent, DomainEvent
-from core.quick_init import quick_init
 from services.changes import ChangeSet
 from services.persistence import Capture, capture, write_capture
 from services.turn_loop import ActionRecord
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
     from storage.writer import DirectStorage
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnWrite:
     capture: Capture

@@ -13,13 +13,11 @@ from types import MappingProxyType
 from typing import Any
 
 from core.events import DomainEvent
-from core.quick_init import quick_init
 from core.terrain import Weather
 from core.types import AgentName
 from services.turn_loop import ActionRecord
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnResult:
     """One agent's finished turn."""

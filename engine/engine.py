@@ -1,7 +1,8 @@
 """HearthEngine: loads the world, runs ticks through the pipeline, commits every turn.
 
-    engine = HearthEngine(storage, config, mind=OfflineMind(seed, personalities))
-    await engine.initialize()          # load the world; finish a tick a crash interrupted
+    engine = await HearthEngine.open(storage, config, mind=OfflineMind(seed, personalities))
+                                       # the world loaded whole; a tick a crash interrupted
+                                       # is finished by the next tick_once
     ctx = await engine.tick_once()     # one tick: opening, movement, turns, commit
     await engine.close()
 
@@ -78,18 +79,29 @@ WRITER_SWITCH_INTERVAL_S = 0.0005
 
 
 class HearthEngine:
-    def __init__(
-        self,
-        storage: Storage,
-        config: HearthConfig,
-        *,
-        mind: Mind,
-        minds: Mapping[str, Mind] | None = None,
-        narrator: Narrator | None = None,
-        agents_dir: Path | None = None,
-        scene_narrator: SceneNarrator | None = None,
-        tools: ToolRegistry = TOOLS,
-    ) -> None:
+    """Made whole by `await HearthEngine.open(...)`: the world, the minds' memories and
+    every part of the tick loaded, or an error and nothing left open."""
+
+    @classmethod
+    async def open(cls, storage: Storage, config: HearthConfig, *, mind: Mind,
+                   minds: Mapping[str, Mind] | None = None, narrator: Narrator | None = None,
+                   agents_dir: Path | None = None, scene_narrator: SceneNarrator | None = None,
+                   tools: ToolRegistry = TOOLS) -> HearthEngine:
+        engine = cls(storage, config, mind=mind, minds=minds, narrator=narrator,
+                     agents_dir=agents_dir, scene_narrator=scene_narrator, tools=tools)
+        try:
+            await engine._load()
+        except BaseException:
+            if engine._opened_storage:
+                await storage.close()
+            raise
+        return engine
+
+    def __init__(self, storage: Storage, config: HearthConfig, *, mind: Mind,
+                 minds: Mapping[str, Mind] | None, narrator: Narrator | None,
+                 agents_dir: Path | None, scene_narrator: SceneNarrator | None,
+                 tools: ToolRegistry) -> None:
+        """Only through `open`, which loads what the tick needs (`_load`)."""
         self.storage = storage
         self.config = config
         self.default_mind = mind
@@ -111,7 +123,7 @@ class HearthEngine:
         """Why the run had to stop (a mind that can go on no more): what to fix, in one line."""
         self.resumed_tick: int | None = None
         self.recreated_homes: list[str] = []
-        """Agents whose home was missing at start-up and was made again (`initialize`)."""
+        """Agents whose home was missing at start-up and was made again (`open`)."""
         self._states: dict[str, tuple[str, str]] = {}
         """Each agent's mind kind and state JSON as last queued for commit."""
         self._opened_storage = False
@@ -129,9 +141,9 @@ class HearthEngine:
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def initialize(self) -> None:
-        """Load the world and the minds' memories; reconcile the event log."""
-        if self.storage._db is None:
+    async def _load(self) -> None:
+        """Load the world and the minds' memories; reconcile the event log (`open`)."""
+        if not self.storage.is_open:
             await self.storage.open()
             self._opened_storage = True
         settings = self.config.settings
@@ -218,8 +230,7 @@ class HearthEngine:
 
     async def flush(self) -> None:
         """Wait until every tick run so far, and its metrics, is on disk."""
-        if hasattr(self, "committer"):
-            await self.committer.flush()
+        await self.committer.flush()
 
     async def close(self) -> None:
         try:

@@ -236,11 +236,11 @@ async def _walk(past: WorldPast, config: HearthConfig, data: Path, homes: Path,
                                        limits=MemoryLimits.of(config.settings.claude))
             minds.update(parts.minds)
             narrator = parts.narrator
-        engine = HearthEngine(storage, config, mind=offline, minds=minds, narrator=narrator,
-                              agents_dir=homes)
+        engine = await HearthEngine.open(
+            storage, config, mind=offline, minds=minds, narrator=narrator,
+            agents_dir=homes)
         if parts is not None:
             engine.on_close.append(parts.close)
-        await engine.initialize()
         engine.write_behind_on()  # as `--run` does: each commit overlaps the next tick
         try:
             while engine.tick < end:

@@ -2,7 +2,7 @@
 one mind per kind of mind recorded, and the narrator that gives back the recorded words.
 
     parts = await replay_parts(storage, data_dir, names)
-    engine = HearthEngine(..., minds=parts.minds, narrator=parts.narrator)
+    engine = await HearthEngine.open(..., minds=parts.minds, narrator=parts.narrator)
     engine.on_close.append(parts.close)
 
 The records come from the world a fork was made from (its lineage.json), or, for a world

@@ -13,7 +13,7 @@ import dataclasses
 import datetime
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -120,29 +120,35 @@ async def wire_engine(
         from engine.seat_wiring import seat_mind  # the MCP server loads only for seats
         seats = seat_mind(seated, residents, config, env.data_dir)
         minds.update({n: seats for n in seated})
-    engine = HearthEngine(
-        storage, config, mind=offline, agents_dir=env.agents_dir, minds=minds,
-        narrator=narrator, scene_narrator=narrator,
-    )
+    clients = {id(c): c for m in local.values() for c in m.shards.clients}
+    for client in parts.clients if parts is not None else ():
+        clients[id(client)] = client
+
+    async def keep_limits() -> None:  # the next run starts knowing them
+        write_limits(env.data_dir, capacities.said())
+
+    closers: list[Callable[[], Awaitable[object]]] = [c.close for c in clients.values()]
+    closers.append(keep_limits)
+    if gate is not None:
+        closers.append(gate.close)  # first (they close last first): cancels a batch
+    if replayed is not None:
+        closers.append(replayed.close)
+    try:
+        engine = await HearthEngine.open(
+            storage, config, mind=offline, agents_dir=env.agents_dir, minds=minds,
+            narrator=narrator, scene_narrator=narrator,
+        )
+    except BaseException:  # a world that cannot be loaded: what was opened is closed
+        while closers:
+            await closers.pop()()
+        raise
+    engine.on_close += closers
     if claude is not None:  # once stopping, no turn asks again and nothing is retold
         claude.stopping = lambda: engine.stop_requested
     if narrator is not None:
         narrator.stopping = lambda: engine.stop_requested
     for each in {id(m): m for m in local.values()}.values():
         each.stopping = lambda: engine.stop_requested
-    clients = {id(c): c for m in local.values() for c in m.shards.clients}
-    for client in parts.clients if parts is not None else ():
-        clients[id(client)] = client
-    engine.on_close += [client.close for client in clients.values()]
-
-    async def keep_limits() -> None:  # the next run starts knowing them
-        write_limits(env.data_dir, capacities.said())
-
-    engine.on_close.append(keep_limits)
-    if gate is not None:
-        engine.on_close.append(gate.close)  # first (they close last first): cancels a batch
-    if replayed is not None:
-        engine.on_close.append(replayed.close)
     served = None
     if seats is not None:  # last: a refusal here closes what was opened above
         from engine.seat_wiring import serve_seats

@@ -76,7 +76,6 @@ async def _run_world(
         engine, meter, claude = wired.engine, wired.meter, wired.claude
         if wired.seats is not None:
             print(wired.seats.line(), file=notes)
-        await engine.initialize()
         engine.write_behind_on()  # close() waits for the last tick's write
         if engine.recreated_homes:
             print(f"Made again the missing home(s) of {', '.join(engine.recreated_homes)} "

@@ -103,7 +103,6 @@ def watch(request: Watch) -> int:
         await storage.open()
         try:
             wired = await wire_engine(env, config, storage, request.mind, budget.append)
-            await wired.engine.initialize()
         except BaseException:
             await storage.close()
             raise

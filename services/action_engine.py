@@ -1,7 +1,9 @@
 """ActionEngine: validate and execute every action an agent can take.
 
     result = await engine.execute(AgentName("Ember"), WalkAction(Direction.NORTH), tick=1)
-    result = await engine.execute_tool(AgentName("Ember"), "walk", {"direction": "north"}, 1)
+
+A model's tool call reaches it through the tool registry (adapters/tools), which
+parses the arguments (services/tool_input.py) into an Action first.
 
 This module holds the dispatch and the checks every action shares (a known agent,
 name arguments of a sane length, awake, not on a journey for the actions that need
@@ -75,7 +77,6 @@ from services.conversation_service import ConversationError, ConversationService
 from services.crafting import CraftingService
 from services.gathering import Gathering
 from services.ids import IdSource
-from services.tool_input import ToolInputError, parse_action
 from services.world_cells import WorldRuleError
 from services.world_service import WorldService
 
@@ -259,16 +260,6 @@ class ActionEngine(
     # ------------------------------------------------------------------ entry points
 
     async def execute(self, name: AgentName | str, action: Action, tick: int) -> ActionResult:
-        return self.execute_now(name, action, tick)
-
-    async def execute_tool(
-        self, name: AgentName | str, tool: Any, arguments: Any, tick: int
-    ) -> ActionResult:
-        """Run a model's tool call: bad arguments are a failed result, never an error."""
-        try:
-            action = parse_action(tool, arguments)
-        except ToolInputError as exc:
-            return ActionResult.fail(str(exc), reason=R.BAD_INPUT)
         return self.execute_now(name, action, tick)
 
     def execute_now(self, name: AgentName | str, action: Action, tick: int) -> ActionResult:

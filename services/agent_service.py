@@ -339,8 +339,8 @@ class AgentService:
         here, radius = agent.position, self.world.vision_radius()
         in_view = self.agents_in_box(here.x - radius, here.y - radius,
                                      here.x + radius, here.y + radius) if radius >= 0 else ()
-        journey = Journey.planned(destination, (here, *steps),
-                                  frozenset(a.name for a in in_view if a.name != agent.name))
+        journey = Journey(destination, (here, *steps),
+                          seen=frozenset(a.name for a in in_view if a.name != agent.name))
         self._put(agent.with_journey(journey))
         return journey
 

@@ -26,7 +26,6 @@ from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from core.perception import Perception
-from core.quick_init import quick_init
 from core.types import AgentName
 
 
@@ -42,7 +41,6 @@ class ToolSpec:
     can leave a result for the next turn answers this one at once (ClaudeMind)."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """A mind asking for one action; `arguments` is untrusted until the engine parses it."""
@@ -52,7 +50,6 @@ class ToolCall:
     arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """What one call came to, as the mind hears it."""
@@ -69,7 +66,6 @@ class ToolOutcome:
     was given): what a mind reads instead of matching words in `text`."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnStart:
     agent: AgentName

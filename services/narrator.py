@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from string import Formatter
 from typing import Any, Protocol
 
@@ -51,38 +51,13 @@ class NarrationContext:
     indoors: bool = False
     """Inside a structure: sheltered from the weather, so none is mentioned."""
 
-    def __init__(
-        self,
-        agent: AgentName,
-        tick: int,
-        position: Position,
-        period: str,
-        weather: Weather,
-        action: str,
-        indoors: bool = False,
-    ) -> None:
-        # Written out rather than generated (the dataclass still gives repr, equality and
-        # the fields): the engine makes one of these for every action it narrates, and
-        # the generated frozen __init__, a setattr call per field, cost as much as the
-        # narration itself. The checks are the ones a __post_init__ would make.
-        if period not in PERIODS:
-            raise ValueError(f"period must be one of {', '.join(PERIODS)}, not {period!r}")
-        if type(weather) is not Weather and not isinstance(weather, Weather):
-            weather = Weather(weather)
-        if tick < 0:
-            raise ValueError(f"tick must be 0 or more, not {tick}")
-        _set_agent(self, agent)
-        _set_tick(self, tick)
-        _set_position(self, position)
-        _set_period(self, period)
-        _set_weather(self, weather)
-        _set_action(self, action)
-        _set_indoors(self, indoors)
-
-
-(_set_agent, _set_tick, _set_position, _set_period, _set_weather, _set_action,
- _set_indoors) = (NarrationContext.__dict__[f.name].__set__ for f in fields(NarrationContext))
-"""Slot setters, in field order, which the frozen dataclass's __setattr__ cannot block."""
+    def __post_init__(self) -> None:
+        if self.period not in PERIODS:
+            raise ValueError(f"period must be one of {', '.join(PERIODS)}, not {self.period!r}")
+        if not isinstance(self.weather, Weather):
+            object.__setattr__(self, "weather", Weather(self.weather))
+        if self.tick < 0:
+            raise ValueError(f"tick must be 0 or more, not {self.tick}")
 
 
 def sheltered(structure_at: Callable[[Position], object | None], end: Position,

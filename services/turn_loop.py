@@ -22,7 +22,6 @@ from typing import Any
 
 from core.actions import ActionResult
 from core.events import DomainEvent
-from core.quick_init import quick_init
 from services.mind import (
     Mind,
     MindError,
@@ -60,7 +59,6 @@ ACTION_LIMIT = "action_limit"
 MIND_ERROR = "error"
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ActionRecord:
     """One executed call: what was asked, whether it worked, what the agent heard."""
@@ -77,7 +75,6 @@ class ActionRecord:
                 "text": self.narration}
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnLog:
     actions: tuple[ActionRecord, ...]

@@ -102,6 +102,10 @@ class Storage:
         return (Path(data_dir) / DB_FILENAME).exists()
 
     @property
+    def is_open(self) -> bool:
+        return self._db is not None
+
+    @property
     def db(self) -> Database:
         if self._db is None:
             raise StorageError("storage is not open; use `async with Storage(...)`")

@@ -1,7 +1,7 @@
 """ClaudeMind: a Claude model speaks for an agent, through the Messages API's tool use.
 
     mind = ClaudeMind(client, {"Ember": ClaudeProfile("claude-sonnet-5-5", "You...", "medium")})
-    engine = HearthEngine(storage, config, mind=mind)
+    engine = await HearthEngine.open(storage, config, mind=mind)
 
 A turn is a short exchange with the model. The first request carries what the
 agent perceives now (the newest user message); each reply's tool calls are run

@@ -1,7 +1,7 @@
 """A small, cheap model tells what happened, and what is seen, with the templates as a net.
 
     narrator = ModelNarrator(client, "claude-haiku-4-5", speakers={"Ember"})
-    engine = HearthEngine(storage, config, mind=..., narrator=narrator,
+    engine = await HearthEngine.open(storage, config, mind=..., narrator=narrator,
                           scene_narrator=narrator)
 
 Only for agents a language model speaks for (`speakers`): the offline mind reads

@@ -118,14 +118,6 @@ class Memory:
                              f"not {self.values!r:.80}")
 
     @classmethod
-    def trusted(cls, values: tuple[Any, ...]) -> Memory:
-        """A memory of values the turn itself assembled in FIELDS order: not checked again
-        (the check is for values from elsewhere; a turn makes one of these most turns)."""
-        memory = object.__new__(cls)
-        object.__setattr__(memory, "values", values)
-        return memory
-
-    @classmethod
     def of(cls, **values: Any) -> Memory:
         """A memory with these fields set and the rest at their defaults."""
         unknown = sorted(set(values) - set(NAMES))

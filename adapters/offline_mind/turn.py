@@ -44,19 +44,6 @@ woke within sight of a landmark (they stood 80-150 cells from the nearest), two 
 18 of 30: those who never talked passed within four to seven cells of one another
 without seeing each other. One who finds a landmark already signed, and has written
 nothing yet, names a place there.
-
-What a turn costs (bench world: 1,000 agents on 500x500, 12 daytime ticks, on a
-shared two-core machine, so figures vary by a fifth from run to run): 1.17 calls
-a turn; about 45% of agents are travelling on a journey after a tick (no turn at
-all; it was 8% before hops), so a tick runs about 610 turns, not 940; the mind's
-own time (begin, calls, finish, record, state text) is 85-100 µs a turn inside the
-engine, but 35-50 µs for the same turn replayed hot. Most of a turn's cost inside
-the engine is the caches the engine's work between turns has emptied, not the
-mind's bytecodes (about 1,800 a turn, in about 30 functions): replayed with the
-caches cleared between turns it costs what it costs in the engine, and a turn whose
-code ran just before (on another copy of the mind) costs half. Fewer bytecodes
-and frames (this file's written-out helpers) cut the hot figure by a tenth or so
-and the engine's figure by less than its noise.
 """
 
 from __future__ import annotations
@@ -99,7 +86,7 @@ from adapters.offline_mind.memory import (
     capped,
 )
 from adapters.offline_mind.persona import Persona
-from adapters.offline_mind.rng import _GOLDEN, _MASK, _MIX2, TurnRandom
+from adapters.offline_mind.rng import TurnRandom
 from adapters.offline_mind.talking import Talking
 from adapters.offline_mind.view import View, step_blocks
 from adapters.offline_mind.walking import SEARCH_LEGS, Walking
@@ -123,16 +110,6 @@ NIGHT_WALK_HOME = 8
 
 _NONE: frozenset = frozenset()
 """The empty set a turn starts with: `_refuse`, `_block` and `_spend` make their own."""
-
-_new = object.__new__
-_SET_ID = ToolCall.id.__set__  # type: ignore[attr-defined]
-_SET_NAME = ToolCall.name.__set__  # type: ignore[attr-defined]
-_SET_ARGUMENTS = ToolCall.arguments.__set__  # type: ignore[attr-defined]
-_SET_VALUES = Memory.values.__set__  # type: ignore[attr-defined]
-"""A ToolCall (every call of every turn) and a Memory (most turns) made field by field,
-through their slots: a frozen dataclass's own __init__ sets each field through
-object.__setattr__ in a Python frame of its own, twice the cost. (Both have slots and
-nothing to check for values the turn made itself; a test holds the two ways equal.)"""
 
 _MADE_AND_WROTE = CRAFTED | WROTE
 """What a needy agent sees to before its every turn goes to finding building material."""
@@ -181,9 +158,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         self.p = p
         self.tick = tick = start.tick
         self.limit = max(0, min(start.max_actions, TURN_CAP))
-        # TurnRandom.at(persona.rng_base, tick), without its frame (a test holds them equal).
-        self.rng = rng = _new(TurnRandom)
-        rng._state = (persona.rng_base + (tick + 1) * _MIX2 + _GOLDEN) & _MASK
+        self.rng = TurnRandom.at(persona.rng_base, tick)
         self.mem = memory
         (self.anchor, self.haunt, self.home, self.heading, self.target, self.visited,
          self.recipes, self.ideas, self.failed, self.read, self.wrote, self.named, self.met,
@@ -258,10 +233,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
                 send = _REFUSED
                 continue
             self.count = count = self.count + 1
-            call = self.last = _new(ToolCall)  # ToolCall(id, name, args): see _SET_ID
-            _SET_ID(call, f"{self.tick}.{count}")
-            _SET_NAME(call, name)
-            _SET_ARGUMENTS(call, args)
+            call = self.last = ToolCall(f"{self.tick}.{count}", name, args)
             self.log.append(name)
             return (call,)
         self._end("done")
@@ -297,8 +269,7 @@ class OfflineTurn(Talking, Writing, Making, Walking):
         self.script.close()
         now = _MEMORY_NOW(self)
         if now != self.mem.values:
-            self.mem = memory = _new(Memory)  # Memory.trusted(now), without its frame
-            _SET_VALUES(memory, now)
+            self.mem = Memory(now)
             self.commit_to(self.mem)
 
     # ------------------------------------------------------------------ memory

@@ -2,7 +2,7 @@
 
     client = AsyncOpenAI(base_url="http://localhost:11434/v1", api_key="ollama")
     mind = OpenAIMind(client, {"Ember": OpenAIProfile("qwen3:8b", "You...")})
-    engine = HearthEngine(storage, config, mind=mind)
+    engine = await HearthEngine.open(storage, config, mind=mind)
 
 Ollama, vLLM and the llama.cpp server all answer this API. A turn is a short
 exchange, as with ClaudeMind: the first request carries what the agent perceives

@@ -1,7 +1,7 @@
 """The seat mind: the `Mind` for agents whose decisions come from outside, over MCP.
 
     seats = SeatMind(["Ember"], turn_seconds=120, personalities={"Ember": "..."})
-    engine = HearthEngine(..., minds={"Ember": seats})
+    engine = await HearthEngine.open(..., minds={"Ember": seats})
     server = SeatServer(seats, tokens, ...)   # adapters/seats/server.py
 
 Each turn the engine gives a seat opens on its `Seat` (adapters/seats/seat.py) and

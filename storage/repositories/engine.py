@@ -12,13 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.quick_init import quick_init
 from storage.database import utc_stamp
 from storage.errors import CorruptDatabaseError
 from storage.repositories.base import Repository, dumps, loads
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class EventRow:
     tick: int
@@ -28,7 +26,6 @@ class EventRow:
     """The event's `to_dict()` as canonical JSON."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnRow:
     tick: int
@@ -40,7 +37,6 @@ class TurnRow:
     """JSON: what the agent did (tool, ok, narration) and its mind's own record."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class MindRow:
     agent: str

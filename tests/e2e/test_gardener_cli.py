@@ -154,8 +154,8 @@ async def _feed_shows_the_gardener(data: Path, config_dir: Path, landmark: str) 
     async def make() -> HearthEngine:
         from adapters.offline_mind import OfflineMind
 
-        engine = HearthEngine(Storage(data, create=False), config, mind=OfflineMind(1, {}))
-        await engine.initialize()
+        engine = await HearthEngine.open(
+            Storage(data, create=False), config, mind=OfflineMind(1, {}))
         return engine
 
     api = ObserverAPI(EngineRunner(make), history=HistoryReader(data / "world.db"))

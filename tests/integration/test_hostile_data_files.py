@@ -192,9 +192,8 @@ def run_engine(world, config: HearthConfig, *, ticks: int = 2,
 
     async def go() -> None:
         storage = Storage(data)
-        engine = HearthEngine(storage, config, mind=FileMind(), agents_dir=agents)
+        engine = await HearthEngine.open(storage, config, mind=FileMind(), agents_dir=agents)
         try:
-            await engine.initialize()
             for _ in range(ticks):
                 await engine.tick_once()
             await engine.finish_snapshot()

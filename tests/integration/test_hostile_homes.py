@@ -131,9 +131,8 @@ def run_engine(world: tuple[Path, Path, list[str]], config: HearthConfig, mind: 
 
     async def go() -> HearthEngine:
         storage = Storage(data)
-        engine = HearthEngine(storage, config, mind=mind, agents_dir=agents)
+        engine = await HearthEngine.open(storage, config, mind=mind, agents_dir=agents)
         try:
-            await engine.initialize()
             if before is not None:
                 before(engine)
             for _ in range(ticks):

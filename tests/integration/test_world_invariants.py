@@ -7,7 +7,7 @@ whole shelter, Dusk nothing). Each step is one of:
 
 - `act` / `tool_call`: a random agent (or a stranger's name) tries one of the 27
   actions with plausible or implausible arguments, through `execute_now` or through
-  `execute_tool` with the same arguments in tool-call form;
+  the registry's tool call with the same arguments (tests/tool_calls.py);
 - `malformed_tool_call`: a tool call that cannot become an action (unknown tool,
   arguments that are no mapping, an extra or missing key, a value of the wrong type),
   which must come back as a failed result with a message, never raise;
@@ -96,6 +96,7 @@ from services.crafting_request import TECHNIQUES
 from services.pathfinding import is_walkable
 from services.simulation import Simulation, build_simulation, clock_of
 from services.world_service import TerrainRules, WorldService
+from tests.tool_calls import call_tool
 
 MIN_STEPS = 10_000
 EXAMPLES = 240
@@ -621,7 +622,7 @@ class WorldMachine(RuleBasedStateMachine):
         return self._perform(
             f"tool:{tool if isinstance(tool, str) else type(tool).__name__}", actor,
             lambda: self.loop.run_until_complete(
-                self.engine.execute_tool(actor, tool, args, self.world.tick)
+                call_tool(self.engine, actor, tool, args, self.world.tick)
             ),
         )
 

@@ -178,10 +178,9 @@ async def _live(base: Path) -> _Watch:
     watch = _Watch(db, *(SqliteHealthSource(conn) for conn in conns), conns=conns)
     offline = OfflineMind(state.seed, {a.name: a.personality for a in people})
     storage = Storage(data)
-    engine = HearthEngine(storage, config,
+    engine = await HearthEngine.open(storage, config,
                           mind=_Checking(offline, watch, [a.name for a in people]),
                           agents_dir=base / "agents")
-    await engine.initialize()
     try:
         for _ in range(TICKS):
             assert (await engine.tick_once()).completed

@@ -169,9 +169,8 @@ async def _live(data: Path, config: HearthConfig, agents_dir: Path) -> Lived:
 
     offline = OfflineMind(state.seed, {a.name: a.personality for a in people})
     storage = Storage(data)
-    engine = HearthEngine(storage, config, mind=_Cast(offline, loner, gatherer),
+    engine = await HearthEngine.open(storage, config, mind=_Cast(offline, loner, gatherer),
                           agents_dir=agents_dir)
-    await engine.initialize()
     try:
         for _ in range(GATHER_FROM):
             assert (await engine.tick_once()).completed

@@ -146,10 +146,9 @@ async def test_nothing_in_a_living_world_opens_its_database_outside_sqlite(
         async with Storage(data, create=False) as storage:
             state = await storage.world.get_world_state()
             agents = await storage.agents.get_all_agents()
-            engine = HearthEngine(storage, config, agents_dir=tmp_path / "agents",
+            engine = await HearthEngine.open(storage, config, agents_dir=tmp_path / "agents",
                                   mind=OfflineMind(state.seed,
                                                    {a.name: a.personality for a in agents}))
-            await engine.initialize()
             for _ in range(4):
                 await engine.tick_once()
                 await engine.committer.flush_writes()

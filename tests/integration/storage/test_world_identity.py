@@ -90,8 +90,8 @@ async def test_another_worlds_event_log_is_set_aside_and_this_worlds_written(
         state = await storage.world.get_world_state()
         residents = await storage.agents.get_all_agents()
         mind = OfflineMind(state.seed, {a.name: a.personality for a in residents})
-        engine = HearthEngine(storage, _config(), mind=mind, agents_dir=tmp_path / "agents")
-        await engine.initialize()
+        engine = await HearthEngine.open(
+            storage, _config(), mind=mind, agents_dir=tmp_path / "agents")
         for _ in range(3):
             await engine.tick_once()
         await engine.close()

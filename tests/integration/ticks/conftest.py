@@ -108,9 +108,8 @@ def make_engine(small_world: Path, config: HearthConfig, tmp_path: Path):
     @asynccontextmanager
     async def make(mind, *, config: HearthConfig = config, **kwargs):
         storage = Storage(small_world)
-        engine = HearthEngine(storage, config, mind=mind, agents_dir=tmp_path / "agents",
+        engine = await HearthEngine.open(storage, config, mind=mind, agents_dir=tmp_path / "agents",
                               **kwargs)
-        await engine.initialize()
         try:
             yield engine
         finally:

@@ -59,9 +59,8 @@ async def _live(world: Path, agents_dir: Path, config, order_seed: int) -> list[
     from engine.engine import HearthEngine
 
     storage = Storage(world)
-    engine = HearthEngine(storage, config, mind=ClaudeMind(api.client(), profiles),
+    engine = await HearthEngine.open(storage, config, mind=ClaudeMind(api.client(), profiles),
                           agents_dir=agents_dir)
-    await engine.initialize()
     try:
         for _ in range(TICKS):
             assert (await engine.tick_once()).completed
@@ -109,10 +108,9 @@ async def test_a_fork_replayed_to_the_end_is_its_parent_ids_and_all(
     names = [a.name for a in await storage.agents.get_all_agents()]
     parts = await replay_parts(storage, data, names,
                                limits=MemoryLimits.of(config.settings.claude))
-    engine = HearthEngine(storage, config, mind=next(iter(parts.minds.values())),
+    engine = await HearthEngine.open(storage, config, mind=next(iter(parts.minds.values())),
                           agents_dir=tmp_path / "fork" / "agents", minds=dict(parts.minds),
                           narrator=parts.narrator, scene_narrator=parts.narrator)
-    await engine.initialize()
     try:
         for _ in range(TICKS - FORK_AT):
             assert (await engine.tick_once()).completed

@@ -222,8 +222,8 @@ def test_reading_while_the_engine_runs_ticks_in_its_own_thread(
     live: list[tuple[int, Mapping[str, tuple[int, int]]]] = []
 
     async def make() -> HearthEngine:
-        engine = HearthEngine(Storage(small_world), config, mind=scripted(_walker, delay=0.02))
-        await engine.initialize()
+        engine = await HearthEngine.open(
+            Storage(small_world), config, mind=scripted(_walker, delay=0.02))
         return engine
 
     def record(ctx) -> None:  # on the engine thread, between ticks

@@ -76,8 +76,8 @@ async def test_no_observer_view_shows_what_an_agent_wrote_in_its_journal(
                       {a.name: OpenAIProfile("local-test", a.personality) for a in people})
 
     async def make() -> HearthEngine:
-        engine = HearthEngine(Storage(small_world), config, mind=mind, agents_dir=agents_dir)
-        await engine.initialize()
+        engine = await HearthEngine.open(
+            Storage(small_world), config, mind=mind, agents_dir=agents_dir)
         return engine
 
     api = ObserverAPI(EngineRunner(make), history=HistoryReader(small_world / "world.db"))

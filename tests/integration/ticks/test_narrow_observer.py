@@ -27,8 +27,7 @@ async def test_deeds_first_header_whole_and_no_speed_once_stopped(
     mind = await _mind(small_world)
 
     async def make() -> HearthEngine:
-        engine = HearthEngine(Storage(small_world), config, mind=mind)
-        await engine.initialize()
+        engine = await HearthEngine.open(Storage(small_world), config, mind=mind)
         return engine
 
     api = ObserverAPI(EngineRunner(make, pace=20.0),

@@ -17,8 +17,7 @@ from storage import Storage
 
 def _api(world: Path, config, mind) -> ObserverAPI:
     async def make() -> HearthEngine:
-        engine = HearthEngine(Storage(world), config, mind=mind)
-        await engine.initialize()
+        engine = await HearthEngine.open(Storage(world), config, mind=mind)
         return engine
 
     return ObserverAPI(EngineRunner(make))

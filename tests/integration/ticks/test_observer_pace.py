@@ -21,8 +21,7 @@ from tests.integration.ticks.test_tui_app import SIZE, _mind, _until
 
 def _paced(world: Path, config, mind, pace: float | None) -> ObserverAPI:
     async def make() -> HearthEngine:
-        engine = HearthEngine(Storage(world), config, mind=mind)
-        await engine.initialize()
+        engine = await HearthEngine.open(Storage(world), config, mind=mind)
         return engine
 
     return ObserverAPI(EngineRunner(make, pace=pace), history=HistoryReader(world / "world.db"))

@@ -12,8 +12,7 @@ from storage import Storage
 
 def _runner(world: Path, config, mind) -> EngineRunner:
     async def make() -> HearthEngine:
-        engine = HearthEngine(Storage(world), config, mind=mind)
-        await engine.initialize()
+        engine = await HearthEngine.open(Storage(world), config, mind=mind)
         return engine
 
     return EngineRunner(make)

@@ -39,8 +39,7 @@ async def test_quitting_the_observer_leaves_an_empty_log_and_whole_snapshots(
         update={"storage": kept}))
 
     async def make() -> HearthEngine:
-        engine = HearthEngine(Storage(small_world), config, mind=scripted())
-        await engine.initialize()
+        engine = await HearthEngine.open(Storage(small_world), config, mind=scripted())
         return engine
 
     history = HistoryReader(small_world / "world.db")

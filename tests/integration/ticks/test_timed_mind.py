@@ -32,9 +32,8 @@ async def _live(data: Path, agents: Path, config, timed: Stopwatch | None) -> No
         seed = (await storage.world.get_world_state()).seed
         people = {a.name: a.personality for a in await storage.agents.get_all_agents()}
         mind = OfflineMind(seed, people)
-        engine = HearthEngine(storage, config, agents_dir=agents,
+        engine = await HearthEngine.open(storage, config, agents_dir=agents,
                               mind=mind if timed is None else TimedMind(mind, timed))
-        await engine.initialize()
         if timed is not None:
             tools = engine.turn_tools
             tools.execute = _timed(tools.execute, timed, "actions")

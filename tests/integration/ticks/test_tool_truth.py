@@ -17,6 +17,7 @@ from core.types import Direction
 from services.crafting_request import TECHNIQUES
 from services.mind import TurnStart
 from services.turn_loop import LIMIT_TEXT, LOW_ACTIONS, actions_left_text
+from tests.tool_calls import call_tool
 
 FREE_LOOKING = ("examine", "sense_others", "read_sign", "write_sign")
 """The tools that once said "costs nothing": each now names the limit instead."""
@@ -96,7 +97,7 @@ async def test_work_names_exactly_the_techniques_the_engine_accepts(
             "braid", "mould", "mold", "scrape", "saw", "hammer", "dig", "fold", "tie"}
         accepted = set()
         for word in sorted(candidates):
-            result = await actions.execute_tool(agent, "work",
+            result = await call_tool(actions, agent, "work",
                                                 {"item": "wood", "technique": word}, 0)
             if "unknown technique" not in result.message:
                 accepted.add(word)
@@ -132,11 +133,11 @@ async def test_a_travellers_refusal_says_what_is_true_for_the_rest_of_its_turn(
                                            Direction.WEST)
                     if engine.sim.world.in_bounds(here.step(d))
                     and engine.sim.world.is_passable(here.step(d)))
-        started = await engine.sim.engine.execute_tool(
-            name, "journey", {"destination": {"x": goal.x, "y": goal.y}}, 0)
+        started = await call_tool(engine.sim.engine, name, "journey",
+                                  {"destination": {"x": goal.x, "y": goal.y}}, 0)
         assert started.success
-        refused = await engine.sim.engine.execute_tool(name, "walk", {"direction": "north"}, 0)
+        refused = await call_tool(engine.sim.engine, name, "walk", {"direction": "north"}, 0)
         assert not refused.success and "for the rest of this turn" in refused.message.lower()
-        looked = await engine.sim.engine.execute_tool(name, "examine", {}, 0)
-        sensed = await engine.sim.engine.execute_tool(name, "sense_others", {}, 0)
+        looked = await call_tool(engine.sim.engine, name, "examine", {}, 0)
+        sensed = await call_tool(engine.sim.engine, name, "sense_others", {}, 0)
         assert looked.success and sensed.success

@@ -33,8 +33,7 @@ NASTY = "[bold]x[/] \x1b[2J\x1b]0;owned\x07 [@click=app.quit]q[/] \x07end"
 
 def _observer(world: Path, config, mind) -> ObserverAPI:
     async def make() -> HearthEngine:
-        engine = HearthEngine(Storage(world), config, mind=mind)
-        await engine.initialize()
+        engine = await HearthEngine.open(Storage(world), config, mind=mind)
         return engine
 
     return ObserverAPI(EngineRunner(make), history=HistoryReader(world / "world.db"))

@@ -38,8 +38,7 @@ def still_world(tmp_path: Path, config, scripted):
     asyncio.run(write())
 
     async def make() -> HearthEngine:
-        engine = HearthEngine(Storage(data), config, mind=scripted())
-        await engine.initialize()
+        engine = await HearthEngine.open(Storage(data), config, mind=scripted())
         return engine
 
     api = ObserverAPI(EngineRunner(make), history=HistoryReader(data / "world.db"))

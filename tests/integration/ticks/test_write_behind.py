@@ -53,9 +53,8 @@ async def _run(data: Path, agents: Path, config, ticks: int, *, behind: bool) ->
     async with Storage(data) as storage:
         seed = (await storage.world.get_world_state()).seed
         people = {a.name: a.personality for a in await storage.agents.get_all_agents()}
-        engine = HearthEngine(storage, config, mind=OfflineMind(seed, people),
+        engine = await HearthEngine.open(storage, config, mind=OfflineMind(seed, people),
                               agents_dir=agents)
-        await engine.initialize()
         if behind:
             engine.write_behind_on()
         try:

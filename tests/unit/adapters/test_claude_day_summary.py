@@ -19,6 +19,7 @@ from adapters.perception import PerceptionBuilder
 from core.actions import AcceptInviteAction, SpeakAction
 from core.types import CARDINALS, Position
 from services.narrator import NarrationContext, TemplateNarrator
+from tests.tool_calls import call_tool
 from tests.unit.services.actions.conftest import ASH, BIRCH, give_stuff, make_sim, put
 
 COMPACT_ABOVE, KEEP, SUMMARY = 48_000, 8_000, 6_000
@@ -67,8 +68,8 @@ def _life() -> tuple[list[list[dict]], list[str]]:
             if tick % DAY_TICKS == 0:
                 give_stuff(sim, ASH, wood=10, plank=8, stone=5)
                 if tick % (3 * DAY_TICKS) == 0:
-                    await sim.engine.execute_tool(
-                        ASH, "name_place", {"place_name": f"Camp {tick // DAY_TICKS}"}, tick)
+                    await call_tool(sim.engine, ASH, "name_place",
+                                    {"place_name": f"Camp {tick // DAY_TICKS}"}, tick)
             me = sim.agents.get_agent(ASH)
             assert me is not None
             tool, args = _plan(tick, rng, wall)
@@ -80,7 +81,7 @@ def _life() -> tuple[list[list[dict]], list[str]]:
                         put(sim, BIRCH, spot)
                         break
             seen = builder.build(ASH, tick).as_text()
-            result = await sim.engine.execute_tool(ASH, tool, args, tick)
+            result = await call_tool(sim.engine, ASH, tool, args, tick)
             if tool == "invite" and result.success:
                 sim.engine.execute_now(BIRCH, AcceptInviteAction(), tick)
             if tool in ("invite", "speak") and sim.conversations.is_talking(BIRCH):

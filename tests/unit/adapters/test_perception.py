@@ -13,14 +13,12 @@ from adapters.perception import (
     Feature,
     PerceptionBuilder,
     display_width,
-    fast_constructor,
     narrate,
 )
 from config import load_config
 from core.agent import Agent, Inventory
 from core.landmarks import Landmark
 from core.objects import Item, PlacedItem, Sign
-from core.perception import SeenCell
 from core.places import NamedPlace
 from core.structures import Structure
 from core.terrain import TERRAIN_CODE, Terrain, Weather
@@ -852,32 +850,6 @@ def test_a_world_that_fits_is_kept_whole_a_row_at_a_time():
         assert builder.build(ASH, 0, text=False) == fresh.build(ASH, 0, text=False)
     assert store.rows[4][4].terrain is Terrain.WATER
     assert reference.cells[4 * 7 + 4].terrain is Terrain.GRASS  # handed out: unchanged
-
-
-# ---------------------------------------------------------------------- fast_constructor
-
-
-def test_fast_constructor_makes_the_value_the_class_would():
-    make_cell = fast_constructor(SeenCell)
-    made = make_cell(Position(1, 2), Terrain.FOREST, "wood", True)
-    assert made == SeenCell(Position(1, 2), Terrain.FOREST, "wood", True)
-    assert type(made) is SeenCell and hash(made) == hash(SeenCell(Position(1, 2),
-                                                                   Terrain.FOREST, "wood", True))
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        made.gatherable = None  # type: ignore[misc]
-    with pytest.raises(TypeError):
-        make_cell(Position(1, 2), Terrain.FOREST)
-
-
-def test_fast_constructor_leaves_a_class_that_validates_to_its_own_constructor():
-    assert fast_constructor(Sign) is Sign  # has a __post_init__: its checks must run
-    assert fast_constructor(Feature) is not Feature
-
-    @dataclasses.dataclass(frozen=True)
-    class Loose:  # no slots: nothing to fill directly
-        x: int
-
-    assert fast_constructor(Loose) is Loose
 
 
 def test_a_world_too_big_to_keep_slides_each_agents_window_and_sees_the_same(monkeypatch):

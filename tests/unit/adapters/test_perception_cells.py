@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from adapters.perception_cells import CellStore, _make_cells, _slide, fast_constructor
+from adapters.perception_cells import CellStore, _make_cells, _slide
 from config import load_config
 from core.perception import SeenCell
 from core.terrain import TERRAIN_CODE, TERRAIN_ORDER, Terrain
@@ -102,20 +102,3 @@ def test_a_big_world_keeps_the_windows_a_terrain_change_did_not_touch():
     other = world(60, 40, seed=4)
     store.sync(other)
     assert store.reusable(other, before, far_box) is None
-
-
-def test_fast_constructor_falls_back_to_descriptors_when_no_twin_fits():
-    class Loose:  # instances have a __dict__: no slots-only twin has the same layout
-        pass
-
-    @dataclasses.dataclass(frozen=True, slots=True)
-    class Odd(Loose):
-        x: int
-        y: str
-
-    make = fast_constructor(Odd)
-    assert make is not Odd
-    made = make(1, "a")
-    assert type(made) is Odd and made == Odd(1, "a")
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        made.x = 2  # type: ignore[misc]

@@ -345,19 +345,3 @@ def test_agents_and_inventories_are_hashable_by_value() -> None:
     assert hash(make(2)) == hash(make(2))
     assert len({make(2), make(2), make(3)}) == 2
     assert Inventory({"wood": 1, "clay": 2}) in {Inventory({"clay": 2, "wood": 1})}
-
-
-def test_a_copy_made_through_the_twin_is_the_copy_the_descriptors_make() -> None:
-    from core.agent import _evolve_by_descriptors
-
-    agent = Agent(AgentName("Ash"), "model", "calm", Position(1, 2),
-                  Inventory({"wood": 2}), known_agents=frozenset({AgentName("Birch")}))
-    for field_name, value in (("position", Position(3, 3)), ("last_active_tick", 9),
-                              ("is_sleeping", True), ("session_id", "s-1")):
-        fast = agent._evolve(field_name, value)
-        slow = _evolve_by_descriptors(agent, field_name, value)
-        assert type(fast) is Agent and fast == slow and hash(fast) == hash(slow)
-        assert getattr(fast, field_name) == value
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            fast.name = AgentName("Other")  # type: ignore[misc]
-    assert agent.position == Position(1, 2)  # the original is untouched

@@ -322,18 +322,6 @@ def test_the_descent_gives_way_to_the_search_round_an_obstacle():
     assert path == find_path(engine.world.passable, *engine.world.blocked_arrays(), start, goal)
 
 
-def test_a_planned_journey_is_the_journey_the_constructor_makes():
-    from core.agent import Journey
-
-    path = (Position(1, 1), Position(2, 1), Position(2, 2))
-    seen = frozenset({"P2"})
-    planned = Journey.planned(Position(2, 2), path, seen)
-    assert planned == Journey(Position(2, 2), path, seen=seen)
-    assert (planned.progress, planned.remaining) == (0, 2)
-    with pytest.raises(ValueError, match="must end at its destination"):
-        Journey.planned(Position(3, 3), path, seen)
-
-
 def test_structure_at_follows_structures_added_and_removed():
     from core.structures import Structure
 

@@ -59,6 +59,7 @@ from services.narrator import (
     Narrator,
     TemplateNarrator,
 )
+from tests.tool_calls import call_tool
 from tests.unit.services.actions.conftest import (
     ASH,
     BIRCH,
@@ -261,7 +262,7 @@ def test_a_real_failure_is_framed_by_its_reason(setup, reason):
 
 async def test_a_malformed_tool_call_is_narrated_as_bad_input():
     sim = make_sim()
-    result = await sim.engine.execute_tool(ASH, "walk", {"direction": "up"}, 0)
+    result = await call_tool(sim.engine, ASH, "walk", {"direction": "up"}, 0)
     assert result.reason is FailureReason.BAD_INPUT
     text = tell(result, ctx("walk"))
     assert result.message in text

@@ -18,6 +18,7 @@ from core.actions import ACTION_TYPES, ActionResult
 from services.mind import ToolCall, TurnStart
 from services.tool_input import parse_action
 from services.turn_loop import run_turn
+from tests.tool_calls import call_tool
 from tests.unit.adapters.offline_mind.conftest import PERSONALITIES, TOOLS
 from tests.unit.services.actions.conftest import make_sim
 
@@ -50,7 +51,7 @@ async def live(ticks: int = TICKS, seed: int = 4) -> list[tuple[int, str, str, d
             async def execute(call: ToolCall, name: str = name, tick: int = tick) -> ActionResult:
                 if call.name not in ACTION_TYPES:  # the agent's own files: not the world's
                     return ActionResult.ok("written", data={"path": call.arguments.get("path")})
-                return await sim.engine.execute_tool(name, call.name, call.arguments, tick)
+                return await call_tool(sim.engine, name, call.name, call.arguments, tick)
 
             async def narrate(result: ActionResult, call: ToolCall) -> str:
                 return result.message

@@ -68,6 +68,7 @@ from services.agent_service import AgentService
 from services.changes import ChangeSet
 from services.simulation import Simulation, build_simulation
 from services.world_service import Clock, TerrainRules, WorldService
+from tests.tool_calls import call_tool
 
 CONFIG = load_config(None)
 RULES = TerrainRules.from_traits(CONFIG.terrain.terrains)
@@ -259,7 +260,7 @@ async def fails_tool(
     """The same for a model's tool call."""
     with fresh_journal(sim) as journal:
         before = snapshot(sim)
-        result = await sim.engine.execute_tool(name, tool, arguments, tick)
+        result = await call_tool(sim.engine, name, tool, arguments, tick)
         after = snapshot(sim)
     check_refusal(result, before, after, journal, f"{tool!r} call")
     return result

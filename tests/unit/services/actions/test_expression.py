@@ -10,6 +10,7 @@ from core.events import PlaceNamedEvent, SignWrittenEvent
 from core.objects import Sign
 from core.places import NamedPlace
 from core.types import Direction, Position
+from tests.tool_calls import call_tool
 from tests.unit.services.actions.conftest import (
     ASH,
     BIRCH,
@@ -92,7 +93,7 @@ async def test_write_sign_too_long_is_refused_at_the_tool(sim):
 
 
 async def test_write_sign_at_the_limit_is_accepted(sim):
-    result = await sim.engine.execute_tool(ASH, "write_sign", {"text": "x" * MAX_SIGN_LENGTH}, 0)
+    result = await call_tool(sim.engine, ASH, "write_sign", {"text": "x" * MAX_SIGN_LENGTH}, 0)
     assert result.success, result.message
     assert len(signs(sim)[0].text) == MAX_SIGN_LENGTH
 

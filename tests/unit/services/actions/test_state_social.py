@@ -27,6 +27,7 @@ from core.events import (
     InvitationSentEvent,
 )
 from core.types import Position
+from tests.tool_calls import call_tool
 from tests.unit.services.actions.conftest import (
     ASH,
     BIRCH,
@@ -163,7 +164,7 @@ def test_invite_into_a_private_conversation_as_public_is_refused(sim):
 
 async def test_invite_without_privacy_from_a_private_conversation_takes_its_privacy(sim):
     talking(sim, privacy=Privacy.PRIVATE)
-    result = await sim.engine.execute_tool(ASH, "invite", {"invitee": "Cedar"}, 0)
+    result = await call_tool(sim.engine, ASH, "invite", {"invitee": "Cedar"}, 0)
     assert result.success, result.message
     assert sim.conversations.pending_invitation_for(CEDAR).privacy is Privacy.PRIVATE
 

@@ -1,5 +1,5 @@
-"""execute_tool: whatever a model sends, the answer is a result, never an exception, and a
-refused call changes nothing."""
+"""A tool call (tests/tool_calls.py, the registry's one door): whatever a model sends,
+the answer is a result, never an exception, and a refused call changes nothing."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from core.actions import ACTION_TYPES, ActionResult
 from core.conversation import Privacy
 from core.types import AgentName, Direction, Position
+from tests.tool_calls import call_tool
 from tests.unit.services.actions.conftest import (
     ASH,
     START,
@@ -48,7 +49,7 @@ async def test_arguments_that_are_not_an_object_are_refused(sim, arguments):
 
 
 async def test_no_arguments_at_all_is_fine_for_a_tool_that_takes_none(sim):
-    result = await sim.engine.execute_tool(ASH, "sleep", None, 0)
+    result = await call_tool(sim.engine, ASH, "sleep", None, 0)
     assert result.success
     assert agent(sim, ASH).is_sleeping
 
@@ -135,13 +136,13 @@ async def test_journey_needs_exactly_one_destination(sim, arguments):
 
 
 async def test_a_direction_word_is_read_loosely(sim):
-    result = await sim.engine.execute_tool(ASH, "walk", {"direction": " NORTH "}, 0)
+    result = await call_tool(sim.engine, ASH, "walk", {"direction": " NORTH "}, 0)
     assert result.success
     assert agent(sim, ASH).position == START[ASH].offset(0, -1)
 
 
 async def test_a_destination_may_be_a_pair(sim):
-    result = await sim.engine.execute_tool(ASH, "journey", {"destination": [8, 1]}, 0)
+    result = await call_tool(sim.engine, ASH, "journey", {"destination": [8, 1]}, 0)
     assert result.success
     assert agent(sim, ASH).journey.destination.y == 1
 
@@ -175,7 +176,7 @@ async def test_unicode_tricks_are_refused(sim, tool, arguments):
 
 
 async def test_lone_surrogates_are_cleaned_out_of_a_sign(sim):
-    result = await sim.engine.execute_tool(ASH, "write_sign", {"text": "ok\ud800"}, 0)
+    result = await call_tool(sim.engine, ASH, "write_sign", {"text": "ok\ud800"}, 0)
     assert result.success
     assert sim.world.sign_at(START[ASH]).text == "ok"
 
@@ -294,7 +295,7 @@ async def _run(calls) -> None:
         tick += later
         with fresh_journal(sim) as journal:
             before = snapshot(sim)
-            result = await sim.engine.execute_tool(name, tool, arguments, tick)
+            result = await call_tool(sim.engine, name, tool, arguments, tick)
             after = snapshot(sim)
         assert isinstance(result, ActionResult)
         assert isinstance(result.message, str) and result.message
