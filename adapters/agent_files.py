@@ -69,6 +69,8 @@ class FileResult:
     ok: bool
     message: str
     content: str | None = None
+    missing: bool = False
+    """Refused because the file or folder asked for is not there."""
 
 
 class AgentFiles:
@@ -149,7 +151,7 @@ class AgentFiles:
                 # A full or failing disk is no answer to the agent: the run stops (one
                 # line naming the home), and the turn is taken again once it is mended.
                 raise OSError(fault.errno, fault.strerror, str(self.home)) from None
-            return FileResult(False, refused.message)
+            return FileResult(False, refused.message, missing=refused.missing)
 
     def _read(self, path: object) -> FileResult:
         names, shown = self._file_path(path, "read")

@@ -43,7 +43,7 @@ class FileUndoLog:
         found = files.read(path)
         if found.ok:
             before: str | None = found.content or ""
-        elif found.message.startswith(("no such file", "no such folder")):
+        elif found.missing:
             before = None
         else:
             return  # a path the sandbox refuses: the change will be refused too

@@ -86,7 +86,7 @@ def _not_opened(parent: int, name: str, shown: str, error: OSError, kind: str,
     link (never followed), something else than a `kind` (`other(mode)`), or the error."""
     found = lstat(parent, name)
     if found is None:
-        return Refused(f"no such {kind}: {shown}")
+        return Refused(f"no such {kind}: {shown}", missing=True)
     if stat.S_ISLNK(found.st_mode):
         return not_followed(shown)
     if not is_kind(found.st_mode):

@@ -80,11 +80,13 @@ _SEPARATOR_LIKE = "/\\."
 
 
 class Refused(Exception):
-    """A request is refused; `message` is what the agent is told."""
+    """A request is refused; `message` is what the agent is told, `missing` that the
+    file or folder asked for is not there."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, missing: bool = False) -> None:
         super().__init__(message)
         self.message = message
+        self.missing = missing
 
 
 _CONTROL_NAMES = {"\t": "TAB", "\n": "LINE FEED", "\r": "CARRIAGE RETURN", "\x1b": "ESCAPE",

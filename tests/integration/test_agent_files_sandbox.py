@@ -540,7 +540,8 @@ def test_list_marks_links_and_special_files_without_following(env: Env) -> None:
 def test_list_of_a_file_or_a_missing_folder_fails_clearly(env: Env) -> None:
     assert env.files.list("notes.md") == FileResult(
         False, "notes.md is not a folder (it is a regular file)")
-    assert env.files.list("nowhere") == FileResult(False, "no such folder: nowhere")
+    assert env.files.list("nowhere") == FileResult(False, "no such folder: nowhere",
+                                                   missing=True)
 
 
 def test_edit_replaces_exactly_one_occurrence(env: Env) -> None:
@@ -566,10 +567,13 @@ def test_edit_fails_clearly_on_no_match_and_on_several(env: Env) -> None:
 
 
 def test_missing_files_are_named_in_the_message(env: Env) -> None:
-    assert env.files.read("notes/x.md") == FileResult(False, "no such file: notes/x.md")
+    assert env.files.read("notes/x.md") == FileResult(False, "no such file: notes/x.md",
+                                                      missing=True)
     assert env.files.edit("notes/x.md", "a", "b") == FileResult(
-        False, "no such file: notes/x.md")
-    assert env.files.read("nowhere/x.md") == FileResult(False, "no such folder: nowhere")
+        False, "no such file: notes/x.md", missing=True)
+    assert env.files.read("nowhere/x.md") == FileResult(False, "no such folder: nowhere",
+                                                        missing=True)
+    assert not env.files.list("notes.md").missing  # there, but no folder
 
 
 def test_the_messages_say_what_is_wrong(env: Env) -> None:
