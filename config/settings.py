@@ -8,9 +8,11 @@ which puts every section together.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import ipaddress
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from config.base import (
     MAX_TICKS,
@@ -147,12 +149,31 @@ class ObserverSettings(_Model):
     and `m` change it as it runs); null: as fast as it goes."""
 
 
+def _plain_host(host: str) -> str:
+    """An IP address or a host name: no scheme, port or path."""
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        pass
+    if not _HOST_NAME.fullmatch(host) or host.replace(".", "").isdigit():
+        raise ValueError(f"must be an IP address or a host name (no scheme, port or path), "
+                         f"not {host!r}")
+    return host
+
+
+_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
+
+
 class SeatSettings(_Model):
     """Where the world serves its seats (agents with `mind: seat`) over MCP."""
 
-    host: NonBlankStr = "127.0.0.1"
+    host: Annotated[NonBlankStr, AfterValidator(_plain_host)] = "127.0.0.1"
+    """An address or host name to listen on; anything but the loopback is reachable
+    from other machines (a warning says so)."""
     port: StrictInt = Field(8765, ge=1, le=65535)
-    turn_seconds: float = Field(120.0, gt=0, le=3600)
+    turn_seconds: StrictFloat = Field(120.0, ge=1, le=3600)
     """How long a seat's turn may last; past it the turn passes and the world goes on.
     A holder silent this long (not waiting for its turn) lets go of its seat."""
 

@@ -11,6 +11,8 @@ goes when the engine closes.
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,12 +32,18 @@ class ServedSeats:
     mind: SeatMind
     url: str
     tokens_file: Path
+    public: bool
+    """Served on an address other machines may reach (not the loopback)."""
 
     def line(self) -> str:
         """What a command says once the seats are served."""
         names = ", ".join(self.mind.seats)
-        return (f"Seats {names} served at {self.url} (tokens in {self.tokens_file}; "
+        told = (f"Seats {names} served at {self.url} (tokens in {self.tokens_file}; "
                 "README: Seats)")
+        if self.public:
+            told += (". Warning: this address may be reached from other machines, over "
+                     "plain HTTP; only the tokens guard the seats")
+        return told
 
 
 def seat_mind(names: Sequence[str], residents: Sequence[Agent], config: HearthConfig,
@@ -60,10 +68,12 @@ async def serve_seats(mind: SeatMind, config: HearthConfig, data_dir: Path,
     try:
         await server.start()
     except OSError as exc:
-        raise CliError(
-            f"cannot serve the seats at {settings.host}:{settings.port}: "
-            f"{exc.strerror or exc} (is another world running? set seats.port in "
-            "settings.yaml)", EXIT_RUNTIME) from None
+        hint = ("is another world running? set seats.port in settings.yaml"
+                if exc.errno == errno.EADDRINUSE else
+                "set seats.host in settings.yaml to an address of this machine")
+        where = f"[{settings.host}]" if ":" in settings.host else settings.host
+        raise CliError(f"cannot serve the seats at {where}:{settings.port}: "
+                       f"{exc.strerror or exc} ({hint})", EXIT_RUNTIME) from None
     mind.stopping = lambda: engine.stop_requested
     write_states(data_dir, mind.states())
 
@@ -72,4 +82,12 @@ async def serve_seats(mind: SeatMind, config: HearthConfig, data_dir: Path,
         write_states(data_dir, None)
 
     engine.on_close.append(stop)
-    return ServedSeats(mind, server.url, Path(data_dir) / TOKENS_FILE)
+    return ServedSeats(mind, server.url, Path(data_dir) / TOKENS_FILE,
+                       not _loopback(settings.host))
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"

@@ -20,6 +20,7 @@ from storage import LATEST_VERSION, Storage
 from storage.leftovers import find_leftovers
 from storage.limits_file import read_limits
 from storage.seats_file import read_states
+from storage.world_lock import writer_there
 
 
 @dataclass(frozen=True)
@@ -251,7 +252,8 @@ async def world_status(
     unfinished_turns = 0
     spend: list[AgentSpend] = []
     minds: dict[str, str] = {}
-    seats = read_states(storage.db_path.parent)
+    # A writer that was killed leaves its note: with no writer, no seat is held.
+    seats = read_states(storage.db_path.parent) if writer_there(storage.db_path.parent) else {}
     if engine_records:
         minds = {name: row.kind for name, row in (await storage.engine.get_minds()).items()}
         spend = _spend(await storage.engine.records_of_mind("claude"), prices or {})

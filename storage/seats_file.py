@@ -68,6 +68,8 @@ def _read_tokens(path: Path) -> dict[str, str]:
                 isinstance(k, str) and isinstance(v, str) and len(v) >= 32
                 for k, v in seats.items()):
             raise ValueError("not a table of seat names and tokens")
+        if len(set(seats.values())) != len(seats):
+            raise ValueError("two seats share one token")
     except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise SeatsFileError(f"{path} is damaged ({exc}); it was left as it is. Mend it, "
                              "or remove it (new tokens are then made)") from None

@@ -80,7 +80,7 @@ class SeatMind:
                      f"tool calls; call end_turn when you are done (the turn passes by "
                      f"itself after {self.turn_seconds:g} seconds).")
         parts.append(start.perception.as_text())
-        turn.shown = True
+        seat.show(holder, turn)
         return parts
 
     def _changed(self) -> None:

@@ -75,9 +75,14 @@ class SeatTurn:
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.answering: _Call | None = None
         self.over = False
-        self.shown = False
+        self.shown_to: str | None = None
+        """The holder wait_for_turn showed this turn to: the only one who may act in it."""
         self.end: TurnEnd | None = None
         self.calls = 0
+
+    @property
+    def shown(self) -> bool:
+        return self.shown_to is not None
 
     async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
         self._answer(outcomes)
@@ -148,6 +153,8 @@ class Seat:
     """Turns that passed because no call came in time, since its holder last had one."""
     told: set[str] = field(default_factory=set)
     """Holders already told who the agent is (its system prompt goes with the first turn)."""
+    last_shown: dict[str, int] = field(default_factory=dict)
+    """Each holder's latest turn (its tick): what a late call is told has ended."""
     closed: bool = False
     _opened: asyncio.Event | None = None
 
@@ -167,8 +174,9 @@ class Seat:
         heard from within turn_seconds; a session that ended holds nothing."""
         if self.holder is None:
             return False
-        shown = self.turn is not None and self.turn.shown and not self.turn.over
-        return self.waiting > 0 or shown or self.clock() - self.seen <= self.turn_seconds
+        turn = self.turn
+        in_turn = turn is not None and turn.shown_to == self.holder and not turn.over
+        return self.waiting > 0 or in_turn or self.clock() - self.seen <= self.turn_seconds
 
     def claim(self, holder: str) -> None:
         """`holder` may use the seat now; a second session is refused while it is held."""
@@ -179,6 +187,8 @@ class Seat:
                 f"{self.name}'s seat is held by another session; it frees when that session "
                 f"ends or is silent for {self.turn_seconds:g} s")
         was = self.state()
+        if self.holder != holder or not self._held():  # a new hold: told who it is again
+            self.told.discard(holder)
         if self.holder != holder:
             self.holder, self.passed = holder, 0
         self.seen = self.clock()
@@ -241,11 +251,25 @@ class Seat:
         self._event().set()
 
     def _current(self, holder: str) -> SeatTurn:
+        """The open turn, if wait_for_turn showed it to `holder`: a call never lands in a
+        turn its client has not seen (a late call after a turn passed, say)."""
         self.claim(holder)
         turn = self.turn
-        if turn is None or turn.over:
-            raise SeatRefused(f"it is not {self.name}'s turn; call wait_for_turn first")
-        return turn
+        if turn is not None and not turn.over and turn.shown_to == holder:
+            return turn
+        if turn is not None and not turn.over:
+            raise SeatRefused(f"{self.name}'s turn at tick {turn.start.tick} has begun and you "
+                              "have not seen it; call wait_for_turn first")
+        last = self.last_shown.get(holder)
+        if last is not None:
+            raise SeatRefused(f"{self.name}'s turn at tick {last} has ended; nothing was done "
+                              "by this call. Call wait_for_turn for the next")
+        raise SeatRefused(f"it is not {self.name}'s turn; call wait_for_turn first")
+
+    def show(self, holder: str, turn: SeatTurn) -> None:
+        """`turn` was shown to `holder`: theirs to act in until it ends."""
+        turn.shown_to = holder
+        self.last_shown[holder] = turn.start.tick
 
     def _event(self) -> asyncio.Event:
         if self._opened is None:

@@ -25,8 +25,11 @@ import asyncio
 import contextlib
 import hmac
 import itertools
+import json
 import logging
+import resource
 import socket
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -38,6 +41,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.shared.exceptions import MCPError
 from starlette.types import Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from adapters.seats.mind import SeatMind
 from adapters.seats.seat import Seat, SeatRefused
@@ -49,7 +53,18 @@ SESSION_HEADER = "mcp-session-id"
 SESSIONLESS = "(sessionless)"
 """The holder of a seat whose client speaks the 2026-07-28 protocol, which has no
 sessions: its token alone says who it is."""
-SHUTDOWN_SECONDS = 2.0
+SHUTDOWN_SECONDS = 0.5
+"""How long uvicorn waits for open streams when the world stops (waits are ended first)."""
+MOST_CONNECTIONS = 64
+"""Connections open at once; one more is closed at once, so no flood of them can take
+the file handles the world needs."""
+FIRST_REQUEST_SECONDS = 10.0
+"""A connection that has not sent a whole request by then is closed (a slow trickle of
+headers holds nothing for long)."""
+MOST_BODY_BYTES = 256 * 1024
+MOST_ARGUMENT_BYTES = 96 * 1024
+"""A call's arguments, as JSON: room for the largest file an agent may write (64 KiB)."""
+SESSIONS_PER_SEAT = 8
 
 INSTRUCTIONS = """\
 Hearth is a world where agents live. This server gives you one agent's seat: your \
@@ -90,6 +105,57 @@ class _QuietServer(uvicorn.Server):
         yield
 
 
+class _GuardedH11(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a cap on open connections and a deadline for a
+    connection's first request."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > MOST_CONNECTIONS:
+            transport.close()
+            return
+        self.loop.call_later(FIRST_REQUEST_SECONDS, self._first_request_due)
+
+    def _first_request_due(self) -> None:
+        if self.cycle is None and not self.transport.is_closing():
+            self.transport.close()
+
+
+class _AcceptFlood(logging.Filter):
+    """asyncio logs every accept() that finds no file handle left, with a traceback: a
+    flood of connections would write thousands. One line a minute says it instead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said = -60.0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith("socket.accept() out of system resource"):
+            return True
+        now = time.monotonic()
+        if now - self.said < 60:
+            return False
+        self.said = now
+        record.msg, record.args, record.exc_info = (
+            "the seats' server has no file handle left for new connections (too many "
+            "at once); it takes them again as others close", (), None)
+        return True
+
+
+_ACCEPT_FLOOD = _AcceptFlood()
+
+
+def _more_file_handles() -> None:
+    """Let this process open as many files as the system allows it (the soft limit up to
+    the hard one), so the world keeps room for its own beside its clients."""
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or soft < hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 1 << 20), hard))
+    except (ValueError, OSError):  # not ours to raise here: the limits stay
+        return
+
+
 class SeatServer:
     def __init__(self, mind: SeatMind, tokens: Mapping[str, str],
                  tools: Sequence[ToolSpec], host: str, port: int) -> None:
@@ -106,8 +172,11 @@ class SeatServer:
         url = f"http://{_url_host(host)}:{port}"
         app = self.mcp.streamable_http_app(
             host=host, token_verifier=SeatTokens(tokens),
-            auth=AuthSettings(issuer_url=url, resource_server_url=None))  # type: ignore[arg-type]
-        self.app = _Sessions(app, mind)
+            auth=AuthSettings(issuer_url=url, resource_server_url=None),  # type: ignore[arg-type]
+            max_request_body_size=MOST_BODY_BYTES,
+            max_sessions=SESSIONS_PER_SEAT * max(1, len(tokens)),
+            session_idle_timeout=max(300.0, 4 * mind.turn_seconds))
+        self.app = _Sessions(app, mind, SeatTokens(tokens))
         self.url = f"{url}/mcp"
         self._server: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
@@ -124,8 +193,14 @@ class SeatServer:
             sock.close()
             raise
         sock.setblocking(False)
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on",
-                                timeout_graceful_shutdown=SHUTDOWN_SECONDS, access_log=False)
+        _more_file_handles()
+        if _ACCEPT_FLOOD not in logging.getLogger("asyncio").filters:
+            logging.getLogger("asyncio").addFilter(_ACCEPT_FLOOD)
+        # uvicorn's own log says only what stops it: a client cut off as the world stops
+        # is no news to the person at the terminal.
+        config = uvicorn.Config(self.app, log_level="critical", lifespan="on",
+                                http=_GuardedH11, timeout_graceful_shutdown=SHUTDOWN_SECONDS,
+                                access_log=False)
         self._server = _QuietServer(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
         while not self._server.started and not self._task.done():
@@ -164,6 +239,9 @@ class SeatServer:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; tools/list "
                            "names every tool a seat has")
         arguments = dict(params.arguments or {})
+        if len(json.dumps(arguments, ensure_ascii=False)) > MOST_ARGUMENT_BYTES:
+            raise MCPError(types.INVALID_PARAMS, f"bad input for {params.name}: the arguments "
+                           f"are over {MOST_ARGUMENT_BYTES // 1024} KiB")
         try:
             jsonschema.validate(arguments, dict(spec.input_schema))
         except jsonschema.ValidationError as exc:
@@ -200,10 +278,12 @@ class SeatServer:
 
 
 class _Sessions:
-    """Lets a seat go as soon as the session holding it ends (an HTTP DELETE)."""
+    """Lets a seat go as soon as the session holding it ends (an HTTP DELETE that the SDK
+    answered 2xx: the session's own token ended it). Only that token's seat is let go,
+    and only by the session id the SDK itself read (the first such header)."""
 
-    def __init__(self, app: Any, mind: SeatMind) -> None:
-        self.app, self.mind = app, mind
+    def __init__(self, app: Any, mind: SeatMind, tokens: SeatTokens) -> None:
+        self.app, self.mind, self.tokens = app, mind, tokens
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http" or scope.get("method") != "DELETE":
@@ -218,10 +298,16 @@ class _Sessions:
             await send(message)
 
         await self.app(scope, receive, sending)
-        session = dict(scope.get("headers") or ()).get(SESSION_HEADER.encode())
-        if session and 200 <= status < 300:  # the SDK ended it: its owner asked
-            for seat in self.mind.seats.values():
-                seat.release(session.decode("latin-1"))
+        headers = list(scope.get("headers") or ())
+        session = next((v for k, v in headers if k == SESSION_HEADER.encode()), None)
+        auth = next((v for k, v in headers if k == b"authorization"), b"")
+        if not session or not 200 <= status < 300 or not auth.lower().startswith(b"bearer "):
+            return
+        token = await self.tokens.verify_token(auth[7:].decode("latin-1").strip())
+        seat = self.mind.seats.get(token.client_id) if token is not None else None
+        holder = session.decode("latin-1")
+        if seat is not None and holder != SESSIONLESS:
+            seat.release(holder)
 
 
 def _text(parts: Sequence[str], error: bool = False) -> types.CallToolResult:

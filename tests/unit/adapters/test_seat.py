@@ -96,7 +96,8 @@ def ember(mind: SeatMind) -> Seat:
 
 
 async def open_turn(mind: SeatMind, holder: str, world: World, tick: int = 3,
-                    max_actions: int = 8) -> tuple[SeatTurn, asyncio.Task[TurnLog]]:
+                    max_actions: int = 8, show: bool = True,
+                    ) -> tuple[SeatTurn, asyncio.Task[TurnLog]]:
     """`holder` waits for its turn, the engine begins one: the turn the holder got, and
     the engine's run_turn still running."""
     seat = ember(mind)
@@ -107,6 +108,8 @@ async def open_turn(mind: SeatMind, holder: str, world: World, tick: int = 3,
         run_turn(mind, start(tick, max_actions), world.execute, world.narrate))
     turn = await within(waiting)
     assert isinstance(turn, SeatTurn) and not turn.over
+    if show:
+        seat.show(holder, turn)  # as wait_for_turn's answer does (SeatMind.turn_text)
     return turn, engine
 
 
@@ -173,7 +176,7 @@ async def test_a_silent_holder_passes_after_turn_seconds_and_hears_of_it_once(
     log = await within(engine)
     assert log.actions == () and world.ran == []
     assert log.record["ended"] == "time" and seat.passed == 1
-    with pytest.raises(SeatRefused, match="not Ember's turn"):
+    with pytest.raises(SeatRefused, match="turn at tick 3 has ended"):
         seat.end_turn("s1")
 
     turn, engine = await open_turn(mind, "s1", world, tick=4)
@@ -294,9 +297,9 @@ async def test_calls_and_end_turn_out_of_turn_are_refused_and_nothing_runs(
     seat.end_turn("s1")
     log = await within(engine)
     assert log.actions == () and log.record["ended"] == "end_turn"
-    with pytest.raises(SeatRefused, match="not Ember's turn"):
+    with pytest.raises(SeatRefused, match="turn at tick 3 has ended; nothing was done"):
         await within(seat.act("s1", walk))
-    with pytest.raises(SeatRefused, match="not Ember's turn"):
+    with pytest.raises(SeatRefused, match="turn at tick 3 has ended"):
         seat.end_turn("s1")
     assert world.ran == [] and turn.queue.empty()
 
@@ -316,7 +319,7 @@ async def test_a_call_past_the_action_limit_is_refused_never_run(world: World) -
     assert first.text == f"{log.actions[0].narration}\n\n{actions_left_text(0, 1)}"
     assert isinstance(second, SeatRefused) and "not run" in str(second)
     assert turn.queue.empty() and seat.turn is None
-    with pytest.raises(SeatRefused, match="not Ember's turn"):
+    with pytest.raises(SeatRefused, match="turn at tick 3 has ended"):
         await within(seat.act("s1", say))
     assert world.ran == [walk]
 
@@ -362,8 +365,10 @@ async def test_stopping_ends_a_waiting_turn_promptly(world: World) -> None:
 async def test_turn_text_says_who_the_agent_is_once_per_holder(world: World) -> None:
     mind = SeatMind(["Ember"], TURN_SECONDS, personalities={"Ember": "Ember loves the sea."})
     seat = ember(mind)
-    turn, engine = await open_turn(mind, "s1", world)
+    turn, engine = await open_turn(mind, "s1", world, show=False)
     assert turn.record()["shown"] is False
+    with pytest.raises(SeatRefused, match="has begun and you have not seen it"):
+        seat.end_turn("s1")  # a turn is acted in only once its client has seen it
     first = mind.turn_text(seat, "s1", turn)
     assert first[0].startswith("You are Ember.") and "Ember loves the sea." in first[0]
     assert "0.3 seconds have passed" in first[0]  # the seat's own turn terms
@@ -407,3 +412,28 @@ async def test_close_ends_a_wait_for_turn_and_takes_no_more_requests() -> None:
             await within(each.wait_for_turn("s1"), 0.5)
         with pytest.raises(SeatRefused, match="the world has stopped"):
             await within(each.act("s1", ToolCall("c1", "walk", {})), 0.5)
+
+
+async def test_a_late_call_never_lands_in_a_turn_its_client_has_not_seen(
+        world: World, quick_poll: None) -> None:
+    """A client that thinks past turn_seconds: its turn passed, the next one opened, and
+    its call (meant for the turn that passed) is refused, not run in the new one."""
+    mind = SeatMind(["Ember"], TURN_SECONDS)
+    seat = ember(mind)
+    seat.clock = clock = Clock()
+    turn, engine = await open_turn(mind, "s1", world)
+    clock.now += TURN_SECONDS + 0.01
+    assert (await within(engine)).record["ended"] == "time"
+    seat.claim("s1")  # heard from (its late call arriving, say): it holds the seat still
+    later = asyncio.create_task(run_turn(mind, start(4), world.execute, world.narrate))
+    await asyncio.sleep(0.05)
+    assert seat.turn is not None and seat.turn.start.tick == 4 and not seat.turn.shown
+    walk = ToolCall("late", "walk", {"direction": "north"})
+    with pytest.raises(SeatRefused, match="tick 4 has begun and you have not seen it"):
+        await within(seat.act("s1", walk))
+    with pytest.raises(SeatRefused, match="has begun"):
+        seat.end_turn("s1")
+    assert world.ran == [] and seat.turn.queue.empty()
+    clock.now += TURN_SECONDS + 0.01
+    log = await within(later)
+    assert log.actions == () and log.record["shown"] is False
