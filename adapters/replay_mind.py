@@ -36,7 +36,7 @@ from typing import Any
 from adapters.memory_rebuild import KINDS, CannotRebuild, MemoryLimits, after_turn
 from adapters.tools import TOOLS, Narration
 from core.types import AgentName
-from services.mind import MindError, MindHalt, ToolCall, ToolOutcome, TurnStart
+from services.mind import MindDefaults, MindError, MindHalt, ToolCall, ToolOutcome, TurnStart
 from services.narrator import NarrationContext, TemplateNarrator
 from storage.world_fork import read_only
 
@@ -88,7 +88,7 @@ class RecordedTurns:
         self.conn.close()
 
 
-class ReplayMind:
+class ReplayMind(MindDefaults):
     """Speaks for agents whose recorded turns were taken by minds of kind `kind`."""
 
     answers_at_once = True  # nothing to wait for: turns run in schedule order

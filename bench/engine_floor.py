@@ -33,7 +33,7 @@ from bench.engine_ticks import _world_with
 from config import load_config
 from core.types import AgentName
 from engine import HearthEngine
-from services.mind import ToolCall, ToolOutcome, TurnStart
+from services.mind import MindDefaults, ToolCall, ToolOutcome, TurnStart
 from services.world_setup import write_world
 from storage import Storage
 
@@ -58,7 +58,7 @@ class _FreeTurn:
         return {}
 
 
-class FreeMind:
+class FreeMind(MindDefaults):
     """A mind whose decisions cost nothing: no call at all, or the same `speak` every turn.
 
     It reads only structure and never waits (`reads_text` False, `answers_at_once`

@@ -26,7 +26,7 @@ from config import load_config
 from core.agent import Agent
 from core.types import AgentName, Position
 from engine import HearthEngine
-from services.mind import ToolCall, ToolOutcome, TurnStart
+from services.mind import MindDefaults, ToolCall, ToolOutcome, TurnStart
 from services.world_service import TerrainRules
 from services.world_setup import plan_world, write_world
 from storage import Storage
@@ -51,7 +51,7 @@ class _SlowTurn:
         return {}
 
 
-class SlowMind:
+class SlowMind(MindDefaults):
     """Stands in for a language model: every reply takes DELAY seconds."""
 
     kind = "slow"

@@ -38,7 +38,7 @@ from config import load_config
 from core.types import AgentName
 from engine import HearthEngine
 from engine.committer import canonical_json
-from services.mind import Mind, MindTurn, ToolCall, ToolOutcome, TurnStart
+from services.mind import Mind, MindDefaults, MindTurn, ToolCall, ToolOutcome, TurnStart
 from services.world_setup import write_world
 from storage import Storage
 
@@ -89,15 +89,15 @@ class _TimedTurn:
         return record
 
 
-class TimedMind:
+class TimedMind(MindDefaults):
     """A Mind that times another: the engine sees the same kind and the same answers."""
 
     def __init__(self, mind: Mind, watch: Stopwatch) -> None:
         self._mind = mind
         self._watch = watch
         self.kind = mind.kind
-        self.reads_text = getattr(mind, "reads_text", True)
-        self.answers_at_once = getattr(mind, "answers_at_once", False)
+        self.reads_text = mind.reads_text
+        self.answers_at_once = mind.answers_at_once
 
     def begin(self, start: TurnStart) -> _TimedTurn:
         started = _clock()
@@ -113,10 +113,7 @@ class TimedMind:
 
     def state_json(self, agent: AgentName) -> str:
         started = _clock()
-        as_text = getattr(self._mind, "state_json", None)
-        text = as_text(agent) if as_text is not None else None
-        if not isinstance(text, str):  # what the engine does for a mind without it
-            text = canonical_json(dict(self._mind.get_state(agent)))
+        text = self._mind.state_json(agent)
         self._watch.add("mind", started)
         return text
 

@@ -264,14 +264,14 @@ class HearthEngine:
         """
         minds, default = self.minds, self.default_mind
         if not minds:
-            return (bool(getattr(default, "answers_at_once", False))
+            return (bool(default.answers_at_once)
                     or next(iter(names), None) is None)
         answers: dict[int, bool] = {}
         for name in names:
             mind = minds.get(name, default)
             answer = answers.get(id(mind))
             if answer is None:
-                answer = answers[id(mind)] = bool(getattr(mind, "answers_at_once", False))
+                answer = answers[id(mind)] = bool(mind.answers_at_once)
             if not answer:
                 return False
         return True
@@ -341,7 +341,7 @@ class HearthEngine:
             return None
         mind = self.mind_for(name)
         started = time.perf_counter()
-        reads_text = getattr(mind, "reads_text", True)
+        reads_text = mind.reads_text
         changes = ChangeSet()
         with collecting(changes):
             sim.engine.new_id.reseed(sim.world.state.seed, tick, name)
@@ -475,21 +475,12 @@ class HearthEngine:
 
 
 def _state_text(mind: Mind, name: AgentName) -> str:
-    """The mind's state for `name` as canonical JSON; "{}" if the mind fails to give it.
-
-    A mind may offer `state_json(agent)`, the same JSON it would give through
-    `get_state`, when it can keep that text between turns that change nothing.
-    """
+    """The mind's state for `name` as canonical JSON; "{}" if the mind fails to give it."""
     try:
-        as_text = getattr(mind, "state_json", None)
-        if as_text is not None:
-            text = as_text(name)
-            if isinstance(text, str):
-                return text
-        return _canonical(dict(mind.get_state(name)))
+        text = mind.state_json(name)
+        if isinstance(text, str):
+            return text
+        return canonical_json(dict(mind.get_state(name)))
     except Exception:
         logger.exception("the mind of %s could not give its state", name)
         return "{}"
-
-
-_canonical = canonical_json

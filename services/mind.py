@@ -20,6 +20,7 @@ resumed run continues from exactly what was committed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -123,14 +124,17 @@ class Mind(Protocol):
     kind: str
     """A short name stored with each turn, like "offline" or "claude"."""
 
-    # Optional attributes the engine reads with getattr (a mind may leave them out):
-    #   reads_text: bool = True. False: it reads only the Perception's structured
-    #     fields, so the grid view and narrative need not be written for it.
-    #   answers_at_once: bool = False. True: its turns never wait on anything
-    #     outside the process (the offline mind); the engine then runs such turns one
-    #     after another, in schedule order, instead of overlapping them.
-    #   state_json(agent) -> str: `get_state(agent)` as canonical JSON (sorted keys,
-    #     no spaces), for a mind that can keep that text while its memory is unchanged.
+    reads_text: bool
+    """False: it reads only the Perception's structured fields, so the grid view and
+    narrative need not be written for it."""
+    answers_at_once: bool
+    """True: its turns never wait on anything outside the process (the offline mind);
+    the engine then runs such turns one after another, in schedule order."""
+
+    def state_json(self, agent: AgentName) -> str:
+        """`get_state(agent)` as canonical JSON (sorted keys, no spaces): a mind may keep
+        that text while its memory is unchanged."""
+        ...
 
     def begin(self, start: TurnStart) -> MindTurn: ...
 
@@ -141,3 +145,19 @@ class Mind(Protocol):
     def set_state(self, agent: AgentName, state: Mapping[str, Any]) -> None:
         """Restore what `get_state` returned (after a restart)."""
         ...
+
+
+CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+"""The one JSON a mind's state is stored as (engine/committer.py writes records alike)."""
+
+
+class MindDefaults:
+    """What most minds say of themselves: they read the perception's words, may wait on
+    something outside the process, and give their state as canonical JSON afresh.
+    A mind inherits these and overrides what differs."""
+
+    reads_text: bool = True
+    answers_at_once: bool = False
+
+    def state_json(self, agent: AgentName) -> str:
+        return CANONICAL.encode(dict(self.get_state(agent)))  # type: ignore[attr-defined]

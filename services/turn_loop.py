@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
@@ -54,9 +55,17 @@ def actions_left_text(left: int, max_actions: int) -> str:
     calls = "call" if left == 1 else "calls"
     return f"({left} of your {max_actions} tool {calls} this turn left.)"
 
-ENDED = "ended"
-ACTION_LIMIT = "action_limit"
-MIND_ERROR = "error"
+class TurnEnded(StrEnum):
+    """How a turn ended, stored with it (the `turns` table's `ended`)."""
+
+    ENDED = "ended"
+    """The mind asked for nothing more."""
+    ACTION_LIMIT = "action_limit"
+    ERROR = "error"
+    """The mind failed or could not go on; what it did stands."""
+
+
+ENDED, ACTION_LIMIT, MIND_ERROR = TurnEnded.ENDED, TurnEnded.ACTION_LIMIT, TurnEnded.ERROR
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +87,7 @@ class ActionRecord:
 @dataclass(frozen=True, slots=True)
 class TurnLog:
     actions: tuple[ActionRecord, ...]
-    ended: str
-    """ended, action_limit or error."""
+    ended: TurnEnded
     record: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """The mind's own account of the turn."""
     error: str | None = None
@@ -99,7 +107,7 @@ class TurnLog:
 async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narrate) -> TurnLog:
     actions: list[ActionRecord] = []
     outcomes: Sequence[ToolOutcome] = ()
-    ended = ENDED
+    ended: TurnEnded = ENDED
     error: str | None = None
     halt: str | None = None
     turn = None
@@ -115,7 +123,7 @@ async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narr
     except TurnNotBegun as exc:  # stopping before anything was sent: as if never begun
         ended, error = MIND_ERROR, str(exc)[:500]
         if not actions:
-            return TurnLog((), ended, {}, error, None, True)
+            return TurnLog(actions=(), ended=ended, error=error, not_begun=True)
     except MindHalt as exc:  # nothing more can work: the run stops (one line, from main)
         ended, error, halt = MIND_ERROR, str(exc)[:500], str(exc)[:500]
     except MindError as exc:  # expected trouble (an API down): one line, the tick goes on
@@ -126,8 +134,8 @@ async def run_turn(mind: Mind, start: TurnStart, execute: Execute, narrate: Narr
             raise
         log.exception("turn of %s at tick %s failed", start.agent, start.tick)
         ended, error = MIND_ERROR, f"{type(exc).__name__}: {exc}"[:500]
-    record = _safe_record(turn)
-    return TurnLog(tuple(actions), ended, record, error, halt)
+    return TurnLog(actions=tuple(actions), ended=ended, record=_safe_record(turn),
+                   error=error, halt=halt)
 
 
 async def _run_calls(
@@ -136,24 +144,25 @@ async def _run_calls(
     actions: list[ActionRecord],
     execute: Execute,
     narrate: Narrate,
-) -> tuple[list[ToolOutcome], str]:
+) -> tuple[list[ToolOutcome], TurnEnded]:
     outcomes: list[ToolOutcome] = []
     ended = ENDED
     for call in calls:
         if len(actions) >= max_actions:
-            outcomes.append(ToolOutcome(call.id, call.name, False, LIMIT_TEXT))
+            outcomes.append(ToolOutcome(call_id=call.id, name=call.name, success=False,
+                                        text=LIMIT_TEXT))
             ended = ACTION_LIMIT
             continue
         result = await execute(call)
         text = await narrate(result, call)
         actions.append(ActionRecord(
-            call.name, call.arguments, result.success, text, result.events,
-            getattr(result, "reason", ""),
+            tool=call.name, arguments=call.arguments, success=result.success,
+            narration=text, events=result.events, reason=result.reason,
         ))
         left = max_actions - len(actions)
         heard = text if left > LOW_ACTIONS else f"{text}\n\n{actions_left_text(left, max_actions)}"
-        outcomes.append(ToolOutcome(call.id, call.name, result.success, heard, result.data,
-                                    str(getattr(result, "reason", "") or "")))
+        outcomes.append(ToolOutcome(call_id=call.id, name=call.name, success=result.success,
+                                    text=heard, data=result.data, reason=str(result.reason)))
     if len(actions) >= max_actions and ended == ENDED:
         ended = ACTION_LIMIT
     return outcomes, ended

@@ -59,6 +59,7 @@ from adapters.model_memory import ModelMemory, write_trace
 from core.types import AgentName
 from services.budget import SpendMeter
 from services.mind import (
+    MindDefaults,
     ToolSpec,
     TurnStart,
 )
@@ -68,7 +69,7 @@ log = logging.getLogger("hearth.claude")
 Trace = Callable[[str, Mapping[str, Any]], None]
 """Where trace records go: (agent, record). storage.traces.TraceWriter.write_now fits."""
 
-class ClaudeMind:
+class ClaudeMind(MindDefaults):
     """Implements services.mind.Mind with one `AsyncAnthropic` client for any number of agents."""
 
     kind = "claude"

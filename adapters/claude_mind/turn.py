@@ -32,9 +32,10 @@ from adapters.claude_mind.levers import Levers
 from adapters.claude_mind.request_plan import RequestPlan
 from adapters.client_shards import ClientShards
 from adapters.model_memory import ModelMemory
+from adapters.model_turn import ModelTurn, ms_since
 from core.spend import Usage
 from services.budget import SpendMeter
-from services.mind import MindError, MindHalt, ToolCall, ToolOutcome, TurnNotBegun, TurnStart
+from services.mind import MindError, MindHalt, ToolCall, ToolOutcome, TurnStart
 
 log = logging.getLogger("hearth.claude")
 
@@ -86,8 +87,11 @@ class ClaudeMindHalt(ClaudeMindError, MindHalt):
     stops; the message says what to fix."""
 
 
-class ClaudeTurn:
-    """One agent's turn in progress (services.mind.MindTurn)."""
+class ClaudeTurn(ModelTurn):
+    """One agent's turn in progress with Claude (adapters/model_turn.py)."""
+
+    kind = "claude"
+    history_ops = h  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -98,33 +102,21 @@ class ClaudeTurn:
         system: Prepared,
         tools: Prepared,
     ) -> None:
+        super().__init__(start, profile.model, history, mind._trace)
         self.mind = mind
-        self.start = start
         self.profile = profile
-        self.history = history
         self.system = system
         self.tools = tools
-        self.first = len(history)
-        """Where this turn's messages begin in the history."""
-        self.opening: tuple[int, h.Message | None] = (len(history), None)
-        """What adding the perception did (history.add_user_text), to take it back."""
-        self.requests: list[dict[str, Any]] = []
-        self.folded = 0
-        """Messages folded into the summary as this turn began."""
         self.room: int | None = None
         """The most history a request may carry (ClaudeMind.begin), None: no limit."""
         self.later = False
         """The turn ended on results its next turn opens with (Levers.results_next_turn)."""
         self.ttl: str | None = None
         """The cache lifetime this turn's requests write (None: 5 minutes)."""
-        self.stop: str | None = None
-        self.ended = ""
         self.retry_cut = False
         """A reply was just cut off by max_tokens with calls in it: ask once more."""
         self.cut_retried = False
         self.deadline = mind.clock() + mind.turn_deadline
-        mind._trace(start.agent, {"type": "turn_start", "tick": start.tick,
-                                  "model": profile.model})
 
     async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
         if self.stop is not None and self.stop != "tool_use":
@@ -137,14 +129,12 @@ class ClaudeTurn:
             self.stop = "stopping"  # the run is ending: what was done stands
             return ()
         if first:
-            h.close_open_calls(self.history)  # a history restored in mid-exchange
-            self.opening = h.add_user_text(self.history, self.start.perception.as_text())
-            self.first = self.opening[0]
+            self._open()
         elif self.mind.levers.later(outcomes, self.start.tools) and self._room_for(outcomes):
             self.later = True  # finish() answers the calls; the next turn opens with them
             return ()
         else:
-            self.history.append(self._results(outcomes))
+            self._answer(outcomes)
         try:
             reply = await self._ask(first)
             calls = self._take(reply)
@@ -173,20 +163,8 @@ class ClaudeTurn:
         turn's deadline moves on by as much."""
         self.deadline += seconds
 
-    async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
-        if h.open_calls(self.history):  # stopped by the action limit: answer what was asked
-            self.history.append(self._results(outcomes))
-        self.ended = reason
-        self.mind._trace(self.start.agent, {
-            "type": "turn_end", "tick": self.start.tick, "ended": reason, "stop": self.stop,
-            "requests": len(self.requests),
-        })
-
-    def record(self) -> Mapping[str, Any]:
-        record = {"mind": "claude", "model": self.profile.model, "stop": self.stop,
-                  "requests": self.requests, "messages": self.history[self.first:]}
-        if self.folded:
-            record["folded"] = self.folded
+    def record(self) -> dict[str, Any]:
+        record = super().record()
         if self.mind.levers.keep_thinking:
             record["thinking"] = "kept"  # adapters/memory_rebuild.py: not dropped at the start
         if self.later:
@@ -227,11 +205,7 @@ class ClaudeTurn:
             # The run began to stop while the request waited for room (or its batch):
             # nothing was answered.
             if first:
-                h.undo_user_text(self.history, self.opening)
-                mind._trace(agent, {"type": "turn_end", "tick": tick, "ended": "not_begun",
-                                    "stop": "stopping", "requests": 0})
-                raise TurnNotBegun("the run stopped before the turn's first request was "
-                                   "sent; the next run gives the turn back") from None
+                self._not_begun()
             raise _Stopped from None
         except (anthropic.APIError, GaveUp, BatchRequestFailed) as exc:
             cause = describe(exc)
@@ -245,19 +219,13 @@ class ClaudeTurn:
                 mind.memory.squeeze_next(agent)
                 mind.plan.forget(agent)
                 halt = None
-            if first:  # nothing of this turn happened: as if it had never asked
-                h.undo_user_text(self.history, self.opening)
-            self.stop = "error"
-            self.requests.append({"error": cause, "ms": _ms(started)})
-            mind._trace(agent, {"type": "request_failed", "tick": tick, "error": cause})
-            mind._trace(agent, {"type": "turn_end", "tick": tick, "ended": "error",
-                                "stop": "error", "requests": len(self.requests)})
+            self._request_failed(cause, first, started)
             if halt is not None:
                 raise ClaudeMindHalt(halt) from None
             raise ClaudeMindError(cause) from None
         usage = Usage.of_reply(reply.usage)
         summary: dict[str, Any] = {"stop": reply.stop_reason, "usage": usage.to_json(),
-                                   "ms": _ms(started)}
+                                   "ms": ms_since(started)}
         meter = mind.meter
         batch = mind.batches is not None
         if batch:
@@ -278,7 +246,7 @@ class ClaudeTurn:
             # Take the refused perception out, so the next turn starts afresh; results
             # of calls already run stay (they are what happened). Nothing else is kept.
             if len(self.requests) == 1:
-                h.undo_user_text(self.history, self.opening)
+                self._take_back()
             return ()
         if stop in CUT_SHORT_STOPS:
             # A call in a cut-off reply may be incomplete: it is neither run nor sent back
@@ -307,6 +275,9 @@ class ClaudeTurn:
                                                 "tool": call.name, "input": call.arguments})
         return calls
 
+    def _answer(self, outcomes: Sequence[ToolOutcome]) -> None:
+        self.history.append(self._results(outcomes))
+
     def _results(self, outcomes: Sequence[ToolOutcome]) -> h.Message:
         by_id = {o.call_id: o for o in outcomes}
         answers = []
@@ -330,7 +301,3 @@ def _block(block: Any) -> dict[str, Any]:
     if kind == "tool_use":
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
     return block.model_dump(mode="json", exclude_none=True)
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 1)

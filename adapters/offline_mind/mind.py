@@ -27,7 +27,7 @@ from adapters.offline_mind.state_text import StateText
 from adapters.offline_mind.turn import OfflineTurn
 from adapters.offline_mind.view import View
 from core.types import AgentName
-from services.mind import ToolSpec, TurnStart
+from services.mind import MindDefaults, ToolSpec, TurnStart
 
 _BLANK = Memory()
 
@@ -53,7 +53,7 @@ class _Agent:
         self.view: View | None = None
 
 
-class OfflineMind:
+class OfflineMind(MindDefaults):
     """Implements services.mind.Mind for any number of agents."""
 
     kind = "offline"

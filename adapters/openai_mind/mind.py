@@ -39,10 +39,18 @@ from adapters.capacity import Capacities, CapacityClosed
 from adapters.claude_mind.prompt import system_prompt, tool_params
 from adapters.client_shards import ClientShards
 from adapters.model_memory import ModelMemory, write_trace
+from adapters.model_turn import ModelTurn, ms_since
 from adapters.openai_mind import history as h
 from adapters.openai_mind.compaction import compact, history_chars
 from core.types import AgentName
-from services.mind import MindError, ToolCall, ToolOutcome, ToolSpec, TurnNotBegun, TurnStart
+from services.mind import (
+    MindDefaults,
+    MindError,
+    ToolCall,
+    ToolOutcome,
+    ToolSpec,
+    TurnStart,
+)
 
 log = logging.getLogger("hearth.openai")
 
@@ -76,7 +84,7 @@ class OpenAIProfile:
     personality: str
 
 
-class OpenAIMind:
+class OpenAIMind(MindDefaults):
     """Implements services.mind.Mind with one `AsyncOpenAI` client for any number of agents."""
 
     kind = "local"
@@ -153,8 +161,11 @@ class OpenAIMind:
         write_trace(self.trace, agent, record)
 
 
-class OpenAITurn:
-    """One agent's turn in progress (services.mind.MindTurn)."""
+class OpenAITurn(ModelTurn):
+    """One agent's turn in progress with a local model (adapters/model_turn.py)."""
+
+    kind = "local"
+    history_ops = h  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -165,68 +176,40 @@ class OpenAITurn:
         system: h.Message,
         tools: list[dict[str, Any]],
     ) -> None:
+        super().__init__(start, profile.model, history, mind._trace)
         self.mind = mind
-        self.start = start
         self.profile = profile
-        self.history = history
         self.system = system
         self.tools = tools
-        self.first = len(history)
-        """Where this turn's messages begin in the history."""
-        self.opening: tuple[int, h.Message | None] = (len(history), None)
-        """What adding the perception did (history.add_user_text), to take it back."""
         self.answered: dict[str, tuple[str, str]] = {}
         """Calls the mind answered itself (unusable input), by id: (tool, the text they got)."""
-        self.requests: list[dict[str, Any]] = []
-        self.folded = 0
-        self.stop: str | None = None
-        self.ended = ""
-        mind._trace(start.agent, {"type": "turn_start", "tick": start.tick,
-                                  "model": profile.model})
 
     async def next_calls(self, outcomes: Sequence[ToolOutcome]) -> Sequence[ToolCall]:
         if self.stop is not None and self.stop != "tool_calls":
             return ()  # the model already ended the turn
         first = not self.requests
         if first:
-            h.close_open_calls(self.history)  # a history restored in mid-exchange
-            self.opening = h.add_user_text(self.history, self.start.perception.as_text())
-            self.first = self.opening[0]
+            self._open()
         else:
-            self.history.extend(self._results(outcomes))
+            self._answer(outcomes)
         try:
             calls = self._take(await self._ask(first))
             retries = 0
             while not calls and h.open_calls(self.history) \
                     and retries < RETRIES_AFTER_UNUSABLE:
                 # Every call of that reply was answered here: let the model hear why.
-                self.history.extend(self._results(()))
+                self._answer(())
                 retries += 1
                 calls = self._take(await self._ask(False))
         except CapacityClosed:  # stopping while a request waited for room: none was sent
             if first:
-                h.undo_user_text(self.history, self.opening)
-                raise TurnNotBegun("the run stopped before the turn's first request was "
-                                   "sent; the next run gives the turn back") from None
+                self._not_begun()
             self.stop = "stopping"
             return ()
         return calls
 
-    async def finish(self, outcomes: Sequence[ToolOutcome], reason: str) -> None:
-        if h.open_calls(self.history):  # stopped by the action limit: answer what was asked
-            self.history.extend(self._results(outcomes))
-        self.ended = reason
-        self.mind._trace(self.start.agent, {
-            "type": "turn_end", "tick": self.start.tick, "ended": reason, "stop": self.stop,
-            "requests": len(self.requests),
-        })
-
-    def record(self) -> Mapping[str, Any]:
-        record = {"mind": "local", "model": self.profile.model, "stop": self.stop,
-                  "requests": self.requests, "messages": self.history[self.first:]}
-        if self.folded:
-            record["folded"] = self.folded
-        return record
+    def _answer(self, outcomes: Sequence[ToolOutcome]) -> None:
+        self.history.extend(self._results(outcomes))
 
     # ------------------------------------------------------------------ one request
 
@@ -249,16 +232,17 @@ class OpenAITurn:
             reply = await client.post(
                 "/chat/completions", cast_to=ChatCompletion, body=body,
                 options={"security": {"bearer_auth": True}})
+            if ticket is not None:
+                capacity.answered(ticket)  # type: ignore[union-attr]
         except openai.APIError as exc:
             status = getattr(exc, "status_code", None)
             if ticket is not None and status in (429, 503, 529):
                 capacity.refused(ticket, status)  # type: ignore[union-attr]
-            elif ticket is not None:
-                capacity.failed(ticket)  # type: ignore[union-attr]
             self._fail(_describe(exc, client), first, started)
         finally:
-            if ticket is not None:
-                capacity.answered(ticket)  # type: ignore[union-attr]  # no-op if refused
+            if ticket is not None:  # as adapters/claude_calls.py: whatever else ended the
+                # request (an error, a cancel) gives the place back, learning nothing
+                capacity.failed(ticket)  # type: ignore[union-attr]  # no-op once settled
         choices = getattr(reply, "choices", None)
         if not isinstance(choices, list) or not choices or getattr(
                 choices[0], "message", None) is None:
@@ -266,21 +250,13 @@ class OpenAITurn:
         choice = choices[0]
         summary: dict[str, Any] = {"stop": choice.finish_reason,
                                    "usage": _usage(getattr(reply, "usage", None)),
-                                   "ms": _ms(started)}
+                                   "ms": ms_since(started)}
         self.requests.append(summary)
         self.mind._trace(agent, {"type": "request", "tick": tick, **summary})
         return choice
 
     def _fail(self, cause: str, first: bool, started: float) -> NoReturn:
-        if first:  # nothing of this turn happened: as if it had never asked
-            h.undo_user_text(self.history, self.opening)
-        self.stop = "error"
-        self.requests.append({"error": cause, "ms": _ms(started)})
-        self.mind._trace(self.start.agent, {"type": "request_failed",
-                                            "tick": self.start.tick, "error": cause})
-        self.mind._trace(self.start.agent, {"type": "turn_end", "tick": self.start.tick,
-                                            "ended": "error", "stop": "error",
-                                            "requests": len(self.requests)})
+        self._request_failed(cause, first, started)
         raise OpenAIMindError(cause) from None
 
     def _take(self, choice: Any) -> list[ToolCall]:
@@ -293,7 +269,7 @@ class OpenAITurn:
             # Take the filtered perception out, so the next turn starts afresh; results
             # of calls already run stay (they are what happened). Nothing else is kept.
             if len(self.requests) == 1:
-                h.undo_user_text(self.history, self.opening)
+                self._take_back()
             return []
         if stop != "tool_calls":
             if stop not in KNOWN_ENDINGS:
@@ -408,7 +384,3 @@ def _message_of(exc: openai.APIStatusError) -> str:
     if isinstance(body, str) and body.strip():
         return " ".join(body.split())
     return " ".join(str(exc.message).split())
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 1)

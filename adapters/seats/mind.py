@@ -19,7 +19,7 @@ from typing import Any
 from adapters.claude_mind.prompt import system_prompt
 from adapters.seats.seat import Seat, SeatTurn
 from core.types import AgentName
-from services.mind import TurnStart
+from services.mind import MindDefaults, TurnStart
 
 SEAT_TURN_ENDS = ("- A turn begins when wait_for_turn returns it, and ends when you call "
                   "end_turn, when you have made every call a turn allows, or when {seconds} "
@@ -27,7 +27,7 @@ SEAT_TURN_ENDS = ("- A turn begins when wait_for_turn returns it, and ends when 
                   "without acting.")
 
 
-class SeatMind:
+class SeatMind(MindDefaults):
     """Speaks for every seat of a world; one `Seat` each."""
 
     kind = "seat"

@@ -30,7 +30,7 @@ import pytest
 from config import HearthConfig, load_config
 from core.types import AgentName
 from engine import HearthEngine
-from services.mind import ToolCall, ToolOutcome, TurnStart
+from services.mind import MindDefaults, ToolCall, ToolOutcome, TurnStart
 from storage import Storage
 from tests.integration.hostile import (
     DEADLINE,
@@ -154,7 +154,7 @@ class Turn:
         return {}
 
 
-class FileMind:
+class FileMind(MindDefaults):
     """Appends to notes.md once a turn, so an undo log is written before it."""
 
     kind = "scripted"

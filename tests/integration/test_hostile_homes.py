@@ -26,7 +26,7 @@ from adapters.file_undo import FileUndoLog
 from config import HearthConfig, load_config
 from core.types import AgentName
 from engine import HearthEngine
-from services.mind import ToolCall, ToolOutcome, TurnStart
+from services.mind import MindDefaults, ToolCall, ToolOutcome, TurnStart
 from services.world_setup import create_world
 from storage import Storage
 from storage.homes import HOME_FILES, STATUS_FILE, STATUS_PARTIAL, AgentHomes, HomeRefusedError
@@ -83,7 +83,7 @@ class Turn:
         return {}
 
 
-class FileMind:
+class FileMind(MindDefaults):
     """Calls the given file tools once a turn (reads text, so .status is written)."""
 
     kind = "scripted"

@@ -28,7 +28,7 @@ from adapters.offline_mind import OfflineMind
 from config import load_config
 from core.types import AgentName
 from engine import HearthEngine
-from services.mind import ToolCall, ToolOutcome, TurnStart
+from services.mind import MindDefaults, ToolCall, ToolOutcome, TurnStart
 from services.world_setup import create_world
 from storage import Storage
 from storage.gardener_source import SqliteHealthSource
@@ -139,7 +139,7 @@ class _Waiting:
         return self.turn.record()
 
 
-class _Checking:
+class _Checking(MindDefaults):
     """The offline mind, with a check of the kept sources at the start of every
     third agent's turn; on every fourth tick that agent waits first (_Waiting)."""
 

@@ -32,7 +32,7 @@ from core.types import AgentName, Position
 from engine import HearthEngine
 from services.gardener.observe import gathering_args, observe, observe_args
 from services.gathering import Gathering, Spent
-from services.mind import ToolCall, ToolOutcome, TurnStart
+from services.mind import MindDefaults, ToolCall, ToolOutcome, TurnStart
 from services.world_setup import create_world
 from storage import Storage
 from storage.gardener_source import (
@@ -71,7 +71,7 @@ class _Calls:
         return {}
 
 
-class _Cast:
+class _Cast(MindDefaults):
     """A test double of the Mind port (the engine's edge): the offline mind for most,
     nothing for the loner, gathering for the gatherer from GATHER_FROM on."""
 

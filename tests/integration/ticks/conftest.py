@@ -17,7 +17,7 @@ import pytest
 from config import HearthConfig, load_config
 from core.types import AgentName
 from engine import HearthEngine
-from services.mind import ToolCall, ToolOutcome, TurnStart
+from services.mind import MindDefaults, ToolCall, ToolOutcome, TurnStart
 from services.world_setup import create_world
 from storage import Storage
 
@@ -50,7 +50,7 @@ class ScriptedTurn:
         return {"heard": len(self.heard)}
 
 
-class ScriptedMind:
+class ScriptedMind(MindDefaults):
     """Calls `script(start)` each round, for `rounds` rounds; counts turns per agent."""
 
     kind = "scripted"

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from engine import EngineRunner, HearthEngine
+from services.mind import MindDefaults
 from storage import Storage
 
 
@@ -113,7 +114,7 @@ def test_an_engine_that_cannot_start_is_reported(tmp_path: Path, config, scripte
         raise AssertionError("starting without a world must fail")
 
 
-class _RefusedMind:
+class _RefusedMind(MindDefaults):
     """A mind whose API refuses the key from the third turn on: it raises MindHalt, as
     ClaudeMind does on a 401 (adapters/claude_calls.py halting_cause)."""
 

@@ -586,3 +586,32 @@ async def test_requests_wait_for_room_at_the_endpoint_and_a_stop_gives_the_turn_
     log = await turn(mind, World())
     assert log.ended == ENDED and len(api.requests) == 1
     assert room.figures.answered == 1 and room.in_flight == 0
+
+
+async def test_a_request_cancelled_in_flight_gives_its_place_back_and_is_not_answered():
+    """Issue 45: a request that never came back (the run cancelled it) is released as the
+    Claude mind releases one (adapters/claude_calls.py): its place is free again, and the
+    room learns nothing from it, as it would from an answer."""
+    from adapters.capacity import Capacities
+
+    sent = asyncio.Event()
+
+    class Hanging(httpx2.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+            sent.set()
+            await asyncio.Event().wait()  # the server never answers
+            raise AssertionError("unreachable")
+
+    client = openai.AsyncOpenAI(api_key="test-key", base_url=BASE_URL, max_retries=0,
+                                http_client=httpx2.AsyncClient(transport=Hanging()))
+    rooms = Capacities(start=1, ceiling=1)
+    mind = OpenAIMind(client, {"Ember": OpenAIProfile("local-test", PERSONALITY)},
+                      capacities=rooms)
+    room = rooms.of(BASE_URL, "local-test")
+    going = asyncio.ensure_future(turn(mind, World()))
+    await asyncio.wait_for(sent.wait(), 2)
+    assert room.in_flight == 1
+    going.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await going
+    assert room.in_flight == 0 and room.figures.answered == 0

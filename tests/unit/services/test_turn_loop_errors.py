@@ -12,7 +12,7 @@ from core.actions import ActionResult
 from core.perception import Perception
 from core.terrain import Terrain, Weather
 from core.types import AgentName, Position
-from services.mind import MindError, ToolCall, ToolOutcome, TurnStart
+from services.mind import MindDefaults, MindError, ToolCall, ToolOutcome, TurnStart
 from services.turn_loop import MIND_ERROR, run_turn
 
 EMBER = AgentName("Ember")
@@ -42,7 +42,7 @@ class _Turn:
         return {"asked": self.asked}
 
 
-class _Mind:
+class _Mind(MindDefaults):
     kind = "test"
 
     def __init__(self, trouble: Exception) -> None:
