@@ -37,7 +37,6 @@ from bench.engine_ticks import _world_with
 from config import load_config
 from core.types import AgentName
 from engine import HearthEngine
-from engine.committer import canonical_json
 from services.mind import Mind, MindDefaults, MindTurn, ToolCall, ToolOutcome, TurnStart
 from services.world_setup import write_world
 from storage import Storage
