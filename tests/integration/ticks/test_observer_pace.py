@@ -48,23 +48,18 @@ async def test_the_world_keeps_to_the_pace_and_the_keys_change_it(small_world, c
             header = app.query_one(HearthHeader)
             await _until(lambda: "(pace 10/s)" in header.line.plain)
             await pilot.press("less_than_sign")  # slower: the pace below 10/s
-            await pilot.pause()
-            assert api.run_state().pace == 8.0
+            await _until(lambda: api.run_state().pace == 8.0, timeout=5)
             await pilot.press("m")  # as fast as it goes
-            await pilot.pause()
-            assert api.run_state().pace is None
+            await _until(lambda: api.run_state().pace is None, timeout=5)
             before = app.ticks_seen
             await asyncio.sleep(1.0)
             assert app.ticks_seen - before > 2 * paced  # far faster than the pace was
             await pilot.press("m")  # and back to the pace it had
-            await pilot.pause()
-            assert api.run_state().pace == 8.0
+            await _until(lambda: api.run_state().pace == 8.0, timeout=5)
             await pilot.press("greater_than_sign", "greater_than_sign")
-            await pilot.pause()
-            assert api.run_state().pace == 32.0
+            await _until(lambda: api.run_state().pace == 32.0, timeout=5)
             await pilot.press("greater_than_sign")  # past the fastest: full speed
-            await pilot.pause()
-            assert api.run_state().pace is None
+            await _until(lambda: api.run_state().pace is None, timeout=5)
             await pilot.press("space", "q")
     finally:
         api.stop(10)
