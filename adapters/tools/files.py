@@ -27,6 +27,7 @@ def _schema(**props: str) -> Mapping[str, Any]:
         "properties": {name: {"type": "string", "description": text}
                        for name, text in props.items()},
         "required": list(props),
+        "additionalProperties": False,
     })
 
 

@@ -35,3 +35,15 @@ def test_two_tools_of_one_name_are_refused() -> None:
     assert "walk" in ToolRegistry(walk) and "hum" not in ToolRegistry(walk)
     assert ToolRegistry(walk).tool(["walk"]) is None  # a name that is no text finds nothing
     assert ["walk"] not in ToolRegistry(walk)
+
+
+def test_every_tool_a_mind_is_offered_says_which_keys_it_takes() -> None:
+    """Every schema closes its object (additionalProperties false), the file tools' too:
+    a seat's client is held to it at the door (adapters/seats/server.py), and a model
+    reads which keys a tool takes and no others."""
+    from adapters.tools import TOOLS
+
+    for spec in TOOLS.specs(8):
+        schema = dict(spec.input_schema)
+        assert schema["type"] == "object", spec.name
+        assert schema.get("additionalProperties") is False, spec.name
