@@ -155,8 +155,7 @@ async def wire_engine(
         try:
             served = await serve_seats(seats, config, env.data_dir, engine)
         except CliError:
-            while engine.on_close:
-                await engine.on_close.pop()()
+            await engine.close()  # its clients, and a snapshot it may have begun
             raise
     return WiredEngine(engine, meter, claude, capacities, served)
 

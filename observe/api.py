@@ -237,7 +237,7 @@ class ObserverAPI:
     def _first_snapshot(self, engine: HearthEngine) -> WorldSnapshot:
         snapshot = self._maker.make(engine, spend=self._read_spend(),
                                     spending=self._read_spending(),
-                                    seats=read_states(engine.storage.db_path.parent))
+                                    seats=_seats(engine))
         self._snapshot = snapshot
         return snapshot
 
@@ -253,7 +253,7 @@ class ObserverAPI:
                               len(ctx.turn_results), ctx.action_count, ctx.phase_ms)
         snapshot = self._maker.make(engine, ctx, spend=self._read_spend(),
                                     spending=self._read_spending(), figures=figures,
-                                    seats=read_states(engine.storage.db_path.parent))
+                                    seats=_seats(engine))
         self._snapshot = snapshot
         self._publish(Update(snapshot, lines))
 
@@ -357,3 +357,10 @@ def perception_text(seen: Perception) -> str:
     if seen.inventory:
         parts.append("carrying " + ", ".join(f"{n} {k}" for k, n in seen.inventory))
     return "\n".join(parts)
+
+
+def _seats(engine: HearthEngine) -> dict[str, str]:
+    """Each seat's state (the writer's note), read only for a world that has seats."""
+    if not any(mind.kind == "seat" for mind in engine.minds.values()):
+        return {}
+    return read_states(engine.storage.db_path.parent)

@@ -326,3 +326,21 @@ async def _refused(call: Any) -> str:
     except MCPError as exc:
         return str(exc)
     raise AssertionError("the call was not refused")
+
+
+def test_a_taken_port_is_one_line_and_the_world_is_left_as_it_was(tmp_path: Path) -> None:
+    url = _seated(tmp_path, turn_seconds=5, river="offline")
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", port))
+        taken.listen(1)
+        done = subprocess.run(hearth_args(tmp_path, "--config-dir", str(tmp_path / "config"),
+                                          "--run", "3"),
+                              capture_output=True, text=True, timeout=120, cwd=PROJECT,
+                              env=clean_env())
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(said) == 1 and "cannot serve the seats at 127.0.0.1:" in said[0], said
+    assert "is another world running? set seats.port" in said[0]
+    assert world_tick(tmp_path / "data") == 0
+    assert not (tmp_path / "data" / "seats_now.json").exists()
